@@ -1,0 +1,343 @@
+// Runs the first method of an ExecuTorch program on a bare-metal CORE-V board.
+//
+// The program comes from memory: linked into the image (model_placement=embedded) or
+// left in the board's model region by a separate hex (model_placement=external, the
+// XIP case). BufferDataLoader is header-only, so no data-loader extension is needed.
+// All memory is static: the build sizes the pools from the .pte (runner_config.h),
+// and they live in .noinit so that startup does not spend cycles clearing them.
+// Outputs are printed without printf's floating-point support.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include <executorch/extension/data_loader/buffer_data_loader.h>
+#include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/core/hierarchical_allocator.h>
+#include <executorch/runtime/core/memory_allocator.h>
+#include <executorch/runtime/executor/memory_manager.h>
+#include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/platform/log.h>
+#include <executorch/runtime/platform/runtime.h>
+
+#include "board.h"
+#include "runner_config.h"  // generated: pool sizes, inputs, number of executions
+
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::extension::BufferDataLoader;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+using executorch::runtime::HierarchicalAllocator;
+using executorch::runtime::MemoryAllocator;
+using executorch::runtime::MemoryManager;
+using executorch::runtime::Method;
+using executorch::runtime::MethodMeta;
+using executorch::runtime::Program;
+using executorch::runtime::Result;
+using executorch::runtime::Span;
+
+#if RUNNER_MODEL_EXTERNAL
+// The model region (linker symbols) starts with a 16-byte header: "PTE0", the size.
+extern "C" const uint8_t __model_origin[];
+#else
+extern "C" const uint8_t model_pte[];
+extern "C" const uint32_t model_pte_size;
+#endif
+
+namespace {
+
+#define NOINIT __attribute__((section(".noinit"), aligned(16)))
+NOINIT uint8_t method_pool[RUNNER_METHOD_POOL_SIZE];
+NOINIT uint8_t temp_pool[RUNNER_TEMP_POOL_SIZE > 0 ? RUNNER_TEMP_POOL_SIZE : 1];
+NOINIT uint8_t planned_pool[RUNNER_PLANNED_POOL_SIZE > 0 ? RUNNER_PLANNED_POOL_SIZE : 1];
+Span<uint8_t> planned_spans[RUNNER_MAX_PLANNED_BUFFERS > 0 ? RUNNER_MAX_PLANNED_BUFFERS : 1];
+
+// ---- output printing without floating-point printf
+
+void print_u64(uint64_t value) {
+  char digits[21];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value);
+  while (n) board_putc(digits[--n]);
+}
+
+void print_i64(int64_t value) {
+  if (value < 0) {
+    board_putc('-');
+    print_u64(static_cast<uint64_t>(-(value + 1)) + 1);
+  } else {
+    print_u64(static_cast<uint64_t>(value));
+  }
+}
+
+// Nine significant digits, like %.9g: enough to give back every float exactly.
+// Integral values take a fast path with no floating-point arithmetic at all.
+void print_float(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if (bits & 0x80000000u) board_putc('-');
+  bits &= 0x7fffffffu;
+  const uint32_t exponent = bits >> 23;
+  if (exponent == 0xff) {
+    board_puts((bits & 0x7fffffu) ? "nan" : "inf");
+    return;
+  }
+  if (bits == 0) {
+    board_putc('0');
+    return;
+  }
+  // Integral and below 2^24: print the integer.
+  if (exponent >= 127 && exponent < 127 + 24) {
+    const uint32_t mantissa = (bits & 0x7fffffu) | 0x800000u;
+    const int shift = 150 - static_cast<int>(exponent);
+    if ((mantissa & ((1u << shift) - 1)) == 0) {
+      print_u64(mantissa >> shift);
+      return;
+    }
+  }
+  // General case: scale into [1e8, 1e9) with double arithmetic, print the digits.
+  double x;
+  {
+    float magnitude;
+    std::memcpy(&magnitude, &bits, sizeof magnitude);
+    x = magnitude;
+  }
+  int exp10 = 8;
+  while (x >= 1e9) { x /= 10; ++exp10; }
+  while (x < 1e8) { x *= 10; --exp10; }
+  uint32_t digits = static_cast<uint32_t>(x + 0.5);
+  if (digits >= 1000000000u) { digits /= 10; ++exp10; }
+  exp10 -= 8;  // value = digits * 10^(exp10 - 8)
+  char text[9];
+  for (int i = 8; i >= 0; --i) { text[i] = static_cast<char>('0' + digits % 10); digits /= 10; }
+  int last = 8;
+  while (last > 0 && text[last] == '0') --last;  // trailing zeros
+  if (exp10 >= -5 && exp10 < 9) {
+    if (exp10 < 0) {
+      board_puts("0.");
+      for (int i = -1; i > exp10; --i) board_putc('0');
+      for (int i = 0; i <= last; ++i) board_putc(text[i]);
+    } else {
+      for (int i = 0; i <= exp10; ++i) board_putc(text[i]);
+      if (last > exp10) {
+        board_putc('.');
+        for (int i = exp10 + 1; i <= last; ++i) board_putc(text[i]);
+      }
+    }
+  } else {
+    board_putc(text[0]);
+    if (last > 0) {
+      board_putc('.');
+      for (int i = 1; i <= last; ++i) board_putc(text[i]);
+    }
+    board_putc('e');
+    print_i64(exp10);
+  }
+}
+
+const char* dtype_name(ScalarType type) {
+  switch (type) {
+    case ScalarType::Float: return "float32";
+    case ScalarType::Double: return "float64";
+    case ScalarType::Int: return "int32";
+    case ScalarType::Long: return "int64";
+    case ScalarType::Short: return "int16";
+    case ScalarType::Char: return "int8";
+    case ScalarType::Byte: return "uint8";
+    case ScalarType::Bool: return "bool";
+    default: return "other";
+  }
+}
+
+void print_element(const Tensor& tensor, size_t i) {
+  switch (tensor.scalar_type()) {
+    case ScalarType::Float: print_float(tensor.const_data_ptr<float>()[i]); break;
+    case ScalarType::Double: print_float(static_cast<float>(tensor.const_data_ptr<double>()[i])); break;
+    case ScalarType::Int: print_i64(tensor.const_data_ptr<int32_t>()[i]); break;
+    case ScalarType::Long: print_i64(tensor.const_data_ptr<int64_t>()[i]); break;
+    case ScalarType::Short: print_i64(tensor.const_data_ptr<int16_t>()[i]); break;
+    case ScalarType::Char: print_i64(tensor.const_data_ptr<int8_t>()[i]); break;
+    case ScalarType::Byte: print_i64(tensor.const_data_ptr<uint8_t>()[i]); break;
+    case ScalarType::Bool: print_i64(tensor.const_data_ptr<bool>()[i] ? 1 : 0); break;
+    default: board_putc('?'); break;
+  }
+}
+
+// "Output 0: float32[5] 2,2,2,2,2"
+void print_output(size_t index, const EValue& value) {
+  board_puts("Output ");
+  print_u64(index);
+  board_puts(": ");
+  if (value.isTensor()) {
+    const Tensor& tensor = value.toTensor();
+    board_puts(dtype_name(tensor.scalar_type()));
+    board_putc('[');
+    for (ssize_t d = 0; d < tensor.dim(); ++d) {
+      if (d) board_putc(',');
+      print_u64(static_cast<uint64_t>(tensor.size(d)));
+    }
+    board_puts("] ");
+    for (ssize_t i = 0; i < tensor.numel(); ++i) {
+      if (i) board_putc(',');
+      print_element(tensor, static_cast<size_t>(i));
+    }
+  } else if (value.isInt()) {
+    board_puts("int ");
+    print_i64(value.toInt());
+  } else if (value.isDouble()) {
+    board_puts("double ");
+    print_float(static_cast<float>(value.toDouble()));
+  } else if (value.isBool()) {
+    board_puts(value.toBool() ? "bool 1" : "bool 0");
+  } else {
+    board_puts("(not printable)");
+  }
+  board_putc('\n');
+}
+
+void print_cycles(const char* what, uint64_t cycles) {
+  board_puts("Cycles ");
+  board_puts(what);
+  board_puts(": ");
+  print_u64(cycles);
+  board_putc('\n');
+}
+
+int fail(const char* what, Error error) {
+  board_puts("Error: ");
+  board_puts(what);
+  board_puts(" failed with error 0x");
+  const char* hex = "0123456789abcdef";
+  board_putc(hex[(static_cast<uint32_t>(error) >> 4) & 0xf]);
+  board_putc(hex[static_cast<uint32_t>(error) & 0xf]);
+  board_putc('\n');
+  return 1;
+}
+
+// Inputs: the method's planned input tensors are filled in place, with all ones or
+// with the values given to the build (runner_config.h).
+template <typename T>
+void fill_ones(void* data, size_t count) {
+  T* typed = static_cast<T*>(data);
+  for (size_t i = 0; i < count; ++i) typed[i] = static_cast<T>(1);
+}
+
+Error prepare_inputs(Method& method) {
+  for (size_t i = 0; i < method.inputs_size(); ++i) {
+    const EValue& input = method.get_input(i);
+    if (!input.isTensor()) continue;
+    const Tensor& tensor = input.toTensor();
+    void* data = tensor.mutable_data_ptr();
+    if (data == nullptr) {
+      board_puts("Error: input is not memory-planned; export with planned inputs\n");
+      return Error::InvalidArgument;
+    }
+#if RUNNER_NUM_INPUTS > 0
+    if (i < RUNNER_NUM_INPUTS) {
+      if (runner_inputs[i].size != tensor.nbytes()) {
+        board_puts("Error: input values do not match the input's size\n");
+        return Error::InvalidArgument;
+      }
+      std::memcpy(data, runner_inputs[i].data, runner_inputs[i].size);
+      continue;
+    }
+#endif
+    const size_t count = static_cast<size_t>(tensor.numel());
+    switch (tensor.scalar_type()) {
+      case ScalarType::Float: fill_ones<float>(data, count); break;
+      case ScalarType::Double: fill_ones<double>(data, count); break;
+      case ScalarType::Int: fill_ones<int32_t>(data, count); break;
+      case ScalarType::Long: fill_ones<int64_t>(data, count); break;
+      case ScalarType::Short: fill_ones<int16_t>(data, count); break;
+      case ScalarType::Char: fill_ones<int8_t>(data, count); break;
+      case ScalarType::Byte: fill_ones<uint8_t>(data, count); break;
+      case ScalarType::Bool: fill_ones<bool>(data, count); break;
+      default:
+        board_puts("Error: unsupported input dtype\n");
+        return Error::NotSupported;
+    }
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+
+int main() {
+  executorch::runtime::runtime_init();
+
+#if RUNNER_LIST_BACKENDS
+  for (size_t i = 0; i < executorch::runtime::get_num_registered_backends(); ++i) {
+    Result<const char*> name = executorch::runtime::get_backend_name(i);
+    board_puts("Backend: ");
+    board_puts(name.ok() ? *name : "?");
+    board_putc('\n');
+  }
+#endif
+
+#if RUNNER_MODEL_EXTERNAL
+  if (std::memcmp(__model_origin, "PTE0", 4) != 0) {
+    board_puts("Error: no model in the model region (load the model hex)\n");
+    return 2;
+  }
+  uint32_t model_size;
+  std::memcpy(&model_size, __model_origin + 4, sizeof model_size);
+  BufferDataLoader loader(__model_origin + 16, model_size);
+#else
+  BufferDataLoader loader(model_pte, model_pte_size);
+#endif
+
+  uint64_t start = board_cycles();
+  Result<Program> program = Program::load(&loader, RUNNER_VERIFICATION);
+  if (!program.ok()) return fail("Program::load", program.error());
+  print_cycles("program load", board_cycles() - start);
+
+  Result<const char*> method_name = program->get_method_name(0);
+  if (!method_name.ok()) return fail("get_method_name", method_name.error());
+  Result<MethodMeta> meta = program->method_meta(*method_name);
+  if (!meta.ok()) return fail("method_meta", meta.error());
+
+  // Planned buffers are carved out of one static pool, each 16-byte aligned.
+  const size_t num_planned = meta->num_memory_planned_buffers();
+  if (num_planned > RUNNER_MAX_PLANNED_BUFFERS) {
+    board_puts("Error: the model has more planned buffers than the build sized for\n");
+    return 1;
+  }
+  size_t offset = 0;
+  for (size_t i = 0; i < num_planned; ++i) {
+    const size_t size = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
+    if (offset + size > sizeof(planned_pool)) {
+      board_puts("Error: planned buffers exceed the pool; rebuild for this model\n");
+      return 1;
+    }
+    planned_spans[i] = Span<uint8_t>(planned_pool + offset, size);
+    offset += (size + 15) & ~static_cast<size_t>(15);
+  }
+  MemoryAllocator method_allocator(sizeof(method_pool), method_pool);
+  MemoryAllocator temp_allocator(RUNNER_TEMP_POOL_SIZE, temp_pool);
+  HierarchicalAllocator planned_memory({planned_spans, num_planned});
+  MemoryManager memory_manager(&method_allocator, &planned_memory, &temp_allocator);
+
+  start = board_cycles();
+  Result<Method> method = program->load_method(*method_name, &memory_manager);
+  if (!method.ok()) return fail("load_method", method.error());
+  print_cycles("method load", board_cycles() - start);
+
+  for (int run = 0; run < RUNNER_NUM_EXECUTIONS; ++run) {
+    Error status = prepare_inputs(*method);
+    if (status != Error::Ok) return fail("preparing inputs", status);
+    start = board_cycles();
+    status = method->execute();
+    if (status != Error::Ok) return fail("execute", status);
+    print_cycles("execute", board_cycles() - start);
+    temp_allocator.reset();
+  }
+
+  start = board_cycles();
+  for (size_t i = 0; i < method->outputs_size(); ++i) print_output(i, method->get_output(i));
+  print_cycles("output", board_cycles() - start);
+  return 0;
+}

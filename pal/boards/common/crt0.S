@@ -1,0 +1,113 @@
+/* Startup code shared by every board: vector table, stack and global pointer,
+   .data/.bss/TLS set-up, C++ constructors, main, exit.
+
+   Board macros (set by the board module through CPPDEFINES):
+     BOARD_VECTORS_FIRST  the vector table sits at the image origin and _start
+                          128 bytes later (CV32E40P: boot address 0x80); otherwise
+                          _start is at the origin (QEMU virt jumps to DRAM base). */
+
+    .section .text.boot, "ax", @progbits
+    .option push
+    .option norvc           /* vector entries must be exactly 4 bytes */
+
+#ifdef BOARD_VECTORS_FIRST
+    .globl __vectors
+__vectors:
+    .rept 32
+    j __trap_entry
+    .endr
+#endif
+
+    .globl _start
+    .type _start, @function
+_start:
+    .option push
+    .option norelax         /* gp is not yet valid: no gp-relative relaxation */
+    la gp, __global_pointer$
+    .option pop
+    la sp, __stack_top
+
+    /* Vectored mode on boards with a vector table, direct mode elsewhere. */
+#ifdef BOARD_VECTORS_FIRST
+    la t0, __vectors
+    ori t0, t0, 1
+#else
+    la t0, __trap_entry
+#endif
+    csrw mtvec, t0
+
+    /* CV32E40P inhibits mcycle/minstret after reset; count from here on. */
+    csrw mcountinhibit, zero
+
+    /* .data: copy from its load address when that differs (image in flash). */
+    la a0, __data_start
+    la a1, __data_load
+    la a2, __data_end
+    beq a0, a1, 2f
+1:  bgeu a0, a2, 2f
+    lw t0, 0(a1)
+    sw t0, 0(a0)
+    addi a0, a0, 4
+    addi a1, a1, 4
+    j 1b
+2:
+    /* .bss: word-wide clear (the linker script aligns both ends to 4). Buffers
+       that the program initialises itself live in .noinit and are not cleared. */
+    la a0, __bss_start
+    la a1, __bss_end
+3:  bgeu a0, a1, 4f
+    sw zero, 0(a0)
+    addi a0, a0, 4
+    j 3b
+4:
+    /* Thread pointer: picolibc's errno is thread-local (local-exec model), so tp
+       must point at a TLS block holding a copy of .tdata and a zeroed .tbss. */
+    la tp, __tls_base
+    la a0, __tls_base
+    la a1, __tdata_load
+    la a2, __tls_tdata_end
+5:  bgeu a0, a2, 6f
+    lw t0, 0(a1)
+    sw t0, 0(a0)
+    addi a0, a0, 4
+    addi a1, a1, 4
+    j 5b
+6:  la a2, __tls_end
+7:  bgeu a0, a2, 8f
+    sw zero, 0(a0)
+    addi a0, a0, 4
+    j 7b
+8:
+    /* C++ static constructors: this is where registrations (kernels, backends) run. */
+    la s0, __init_array_start
+    la s1, __init_array_end
+9:  bgeu s0, s1, 10f
+    lw t0, 0(s0)
+    jalr t0
+    addi s0, s0, 4
+    j 9b
+10:
+    li a0, 0
+    li a1, 0
+    call main
+    call exit
+11: j 11b
+    .size _start, . - _start
+
+#ifndef BOARD_VECTORS_FIRST
+    .balign 256
+    .globl __vectors
+__vectors:
+#endif
+
+    /* Any trap or interrupt: report it and end the program. */
+    .balign 4
+    .globl __trap_entry
+__trap_entry:
+    la sp, __stack_top
+    csrr a0, mcause
+    csrr a1, mepc
+    csrr a2, mtval
+    call board_trap
+12: j 12b
+    .option pop

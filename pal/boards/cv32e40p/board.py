@@ -1,0 +1,61 @@
+"""The CV32E40P core in core-v-verif's Verilator testbench (the application note's target).
+
+4 MiB of RAM at 0 holds everything; the vector table is at 0 and the core boots at
+0x80. A byte stored at 0x10000000 is printed; the exit value goes to 0x20000004, and
+the testbench prints "EXIT SUCCESS" or "EXIT FAILURE" with the simulated time.
+"""
+
+import re
+
+from etcorev.boards import Region, RunResult
+
+DESCRIPTION = "CV32E40P Verilator testbench (core-v-verif), 4 MiB RAM at 0"
+
+DEFINES = [
+    ("BOARD_CONSOLE_ADDR", "0x10000000"),
+    ("BOARD_EXIT_ADDR", "0x20000004"),
+    "BOARD_VECTORS_FIRST",
+]
+
+MiB = 1024 * 1024
+# An external model sits in the top MiB, below the 16 KiB the debug unit maps onto.
+MODEL_ORIGIN = 3 * MiB
+MODEL_LENGTH = MiB - 16 * 1024
+
+
+def regions(model_placement):
+    if model_placement == "external":
+        return [Region("ram", 0, MODEL_ORIGIN), Region("model", MODEL_ORIGIN, MODEL_LENGTH)]
+    return [Region("ram", 0, 4 * MiB)]
+
+
+NO_RUNNER_MESSAGE = (
+    "No Verilator model to run board=cv32e40p firmware on: set verilator_model= to the "
+    "testbench's Vtb_top_verilator (on the command line or in the user settings), or "
+    "use board=qemu.")
+
+
+def run_command(elf, hexfile, env, model_hex=None):
+    model = env.get("verilator_model", "")
+    if not model:
+        return None
+    # The testbench loads one file; $readmemh takes several @address blocks, so an
+    # external model is appended to the firmware hex (see the runner's SConscript).
+    return [model, "+firmware=" + hexfile]
+
+
+# "TOP.tb_top_verilator @ 1234560: EXIT SUCCESS" or, for non-zero values,
+# "TOP.tb_top_verilator @ 3: EXIT FAILURE: 1234560" (value and time swapped).
+_SUCCESS = re.compile(r"@ (\d+): EXIT SUCCESS")
+_FAILURE = re.compile(r"@ (\d+): EXIT FAILURE: (\d+)")
+PS_PER_CYCLE = 10
+
+
+def parse_run(output, returncode):
+    match = _SUCCESS.search(output)
+    if match:
+        return RunResult(0, int(match.group(1)) // PS_PER_CYCLE)
+    match = _FAILURE.search(output)
+    if match:
+        return RunResult(int(match.group(1)) or 1, int(match.group(2)) // PS_PER_CYCLE)
+    return RunResult(returncode or 1)

@@ -1,0 +1,14 @@
+"""Python support for the CORE-V ExecuTorch firmware build (used by SConstruct, the
+tools in site_scons/site_tools and the tests)."""
+
+import importlib.util
+import os
+
+
+def load_module(path, name=None):
+    """Import a Python file by path (toolchain.py, board modules) without touching sys.path."""
+    name = name or os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

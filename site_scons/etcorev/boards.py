@@ -1,0 +1,55 @@
+"""Boards: one module each under pal/boards/<name>/board.py with a small contract.
+
+A board module defines:
+    DESCRIPTION        one line for `scons -h`
+    DEFINES            CPPDEFINES for the shared startup code and console (board.c)
+    regions(model_placement) -> [Region]   memory regions; the first holds the image,
+                       a region named "model" holds an external model
+    run_command(elf, hexfile, env) -> [argv] or None   how `scons run` runs firmware
+    parse_run(output, returncode) -> RunResult         exit status and cycles
+"""
+
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+from etcorev import load_module
+from etcorev.errors import BuildSetupError
+
+BOARDS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "pal", "boards")
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    origin: int
+    length: int
+
+    @property
+    def end(self):
+        return self.origin + self.length
+
+    def as_dict(self):
+        return {"name": self.name, "origin": self.origin, "length": self.length}
+
+
+@dataclass
+class RunResult:
+    exit_status: int
+    cycles: Optional[int] = None
+
+
+def names():
+    return sorted(d for d in os.listdir(BOARDS_DIR)
+                  if os.path.isfile(os.path.join(BOARDS_DIR, d, "board.py")))
+
+
+def load(name):
+    path = os.path.join(BOARDS_DIR, name, "board.py")
+    if not os.path.isfile(path):
+        raise BuildSetupError("Unknown board '%s'. Valid boards: %s."
+                              % (name, ", ".join(names())))
+    module = load_module(path, "board_" + name)
+    module.NAME = name
+    module.DIR = os.path.dirname(os.path.abspath(path))
+    return module

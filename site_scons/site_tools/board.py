@@ -1,0 +1,71 @@
+"""Board support: startup code, console/exit, the linker script and the map file.
+
+    env["BOARD_MODULE"] = boards.load("qemu")   # before the tool is loaded
+    env.Tool("board")
+    startup = env.BoardStartup(variant_dir)     # crt0 + board objects
+    script = env.BoardLinkerScript(variant_dir + "/link.ld")
+
+The MEMORY block is generated from the board module's regions, so the memory map has
+one source. The region given to the linker is larger than the board's: the real size
+goes into __image_length and the size report checks it after linking, so an overflow
+gets the build's own message instead of a linker error.
+"""
+
+import os
+
+COMMON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "pal", "boards", "common")
+LINKER_SLACK = 0x40000000   # room the linker may use beyond the region; checked afterwards
+
+
+def _linker_script_lines(env):
+    image, *others = env["MEMORY_REGION_OBJECTS"]
+    lines = [
+        "/* Generated for board %s: memory from pal/boards/%s/board.py. */"
+        % (env["BOARD_MODULE"].NAME, env["BOARD_MODULE"].NAME),
+        "MEMORY",
+        "{",
+        "  image (rwx) : ORIGIN = 0x%08x, LENGTH = 0x%08x" % (image.origin, LINKER_SLACK),
+        "}",
+        "__image_origin = 0x%08x;" % image.origin,
+        "__image_length = 0x%08x;" % image.length,
+        "__stack_size = 0x%x;" % env["STACK_SIZE"],
+    ]
+    for region in others:
+        lines.append("__%s_origin = 0x%08x;" % (region.name, region.origin))
+        lines.append("__%s_length = 0x%08x;" % (region.name, region.length))
+    lines.append("INCLUDE sections.ld")
+    return lines
+
+
+def BoardLinkerScript(env, target):
+    script = env.Textfile(target, _linker_script_lines(env), LINESEPARATOR="\n")
+    env.Depends(script, os.path.join(COMMON_DIR, "sections.ld"))
+    return script
+
+
+def BoardStartup(env, build_dir):
+    return [env.Object(os.path.join(build_dir, name + ".o"), os.path.join(COMMON_DIR, source))
+            for name, source in (("crt0", "crt0.S"), ("board", "board.c"))]
+
+
+def _emit_map_file(target, source, env):
+    """The link writes a map file beside the ELF: declare it, so `scons -c` removes it."""
+    elf = target[0]
+    return target + [elf.target_from_source("", ".map")], source
+
+
+def generate(env):
+    board = env["BOARD_MODULE"]
+    regions = board.regions(env.get("model_placement", "embedded"))
+    env["MEMORY_REGION_OBJECTS"] = regions
+    env["MEMORY_REGIONS"] = [region.as_dict() for region in regions]
+    env.SetDefault(STACK_SIZE=16 * 1024)
+    env.Append(CPPDEFINES=board.DEFINES, CPPPATH=[COMMON_DIR], LIBPATH=[COMMON_DIR])
+    env.Append(LINKFLAGS=["-T", "$LINKER_SCRIPT", "-Wl,-Map,${TARGETS[1]}"])
+    env.Append(PROGEMITTER=[_emit_map_file])
+    env.AddMethod(BoardStartup)
+    env.AddMethod(BoardLinkerScript)
+
+
+def exists(env):
+    return "BOARD_MODULE" in env
