@@ -32,6 +32,7 @@ LOG_LEVELS = {"Debug": "Debug", "Info": "Info", "Error": "Error", "Fatal": "Fata
 # Kernel registry slots on v1.0, which has no gen_max_kernel_num: enough for the prim
 # ops and a model's kernels without the default 2000 slots (~24 KiB of RAM).
 V1_0_MAX_KERNEL_NUM = 64
+DEBIAN_FLATBUFFERS = "/usr/include/flatbuffers"
 
 
 def _root(env):
@@ -121,13 +122,13 @@ def _flatbuffers_config(root):
         for candidate in (_wheel_flatc(), flatc):
             if candidate and _flatc_version(candidate) == wanted:
                 return candidate, [submodule], []
-    if not flatc or not os.path.isfile("/usr/include/flatbuffers/flatbuffers.h"):
+    if not flatc or not os.path.isfile(os.path.join(DEBIAN_FLATBUFFERS, "flatbuffers.h")):
         raise BuildSetupError(
             "No flatc with matching flatbuffers headers: the tree's third-party/flatbuffers "
             "submodule is empty (clone with --recursive) and Debian's flatbuffers are not "
             "installed (`apt-get install flatbuffers-compiler libflatbuffers-dev`, which "
             "./setup.sh does).")
-    return flatc, [], ["EXECUTORCH_INTERNAL_FLATBUFFERS"]
+    return flatc, None, ["EXECUTORCH_INTERNAL_FLATBUFFERS"]
 
 
 def _wheel_flatc():
@@ -156,12 +157,14 @@ def ExecuTorchSchema(env):
     """program_generated.h and scalar_type_generated.h in the variant's gen directory."""
     schema_dir = os.path.join(env["ET_ROOT"], "schema")
     out_dir = os.path.join(env["ET_GEN_DIR"], "executorch", "schema")
-    return env.Command(
+    schema = env.Command(
         [os.path.join(out_dir, "program_generated.h"),
          os.path.join(out_dir, "scalar_type_generated.h")],
         [os.path.join(schema_dir, "program.fbs"), os.path.join(schema_dir, "scalar_type.fbs")],
         Action("$FLATC --cpp --cpp-std c++11 --gen-mutable --scoped-enums -o ${TARGET.dir} "
                "${SOURCES[1]} ${SOURCES[0]}", "$GENCOMSTR"))
+    env.Depends(schema, env.get("ET_FLATBUFFERS_HEADERS", []))
+    return schema
 
 
 def ExecuTorchRegistration(env, out_dir, selection):
@@ -201,6 +204,13 @@ def generate(env):
                                     ", ".join(SUPPORTED_VERSIONS)), file=sys.stderr)
     flatc, flatbuffers_include, flatbuffers_defines = _flatbuffers_config(root)
     gen_dir = os.path.join(env["VARIANT_DIR"], "et", "gen")
+    if flatbuffers_include is None:
+        # Debian's headers sit in /usr/include beside the host's C library: copy just
+        # them, so the cross compiler never searches the host's include directory.
+        flatbuffers_include = [os.path.join(env["VARIANT_DIR"], "et", "flatbuffers")]
+        env["ET_FLATBUFFERS_HEADERS"] = env.Install(
+            os.path.join(flatbuffers_include[0], "flatbuffers"),
+            env.Glob(os.path.join(DEBIAN_FLATBUFFERS, "*.h")))
     env.Replace(ET_ROOT=root, ET_VERSION=version or "unknown", ET_GEN_DIR=gen_dir, FLATC=flatc)
 
     defines = ["C10_USING_CUSTOM_GENERATED_MACROS", ("FLATBUFFERS_MAX_ALIGNMENT", 1024),
@@ -217,6 +227,8 @@ def generate(env):
                  gen_dir] + flatbuffers_include,
         # Absolute tree paths out of objects and debug info: reproducible builds.
         CCFLAGS=["-ffile-prefix-map=%s=executorch" % root],
+        # ExecuTorch deprecates its own aliases faster than its kernels stop using them.
+        CXXFLAGS=["-Wno-deprecated-declarations"],
     )
     env["BUILDERS"]["ETRegistration"] = Builder(
         action=Action(_gen_registration, "$GENCOMSTR"), emitter=_registration_emitter)

@@ -1,0 +1,104 @@
+"""Embedding a .pte model into the firmware, three ways, all giving the symbols
+`model_pte` (aligned, in $MODEL_SECTION) and `model_pte_size`:
+
+- incbin (default): a generated assembler file `.incbin`s the model; big models never
+  pass through the C++ compiler as text.
+- xxd: the application note's route: the model as `0x..,` text (`xxd -i`'s body,
+  written by our own Python) included into an aligned const array.
+- embed: C23 `#embed`, where the compiler has it.
+
+The model is validated first (site_scons/etcorev/pte.py). Alignment and section name are
+in the generated text, so changing them rebuilds.
+
+    objects = env.EmbedModel("build/v/add/model", "add.pte", method="incbin")
+"""
+
+import os
+
+from SCons.Action import Action
+from SCons.Builder import Builder
+
+XXD_BYTES_PER_LINE = 12
+
+
+def _xxd_text(data):
+    """The body `xxd -i` prints for data: 12 bytes a line, two-space indent."""
+    lines = []
+    for start in range(0, len(data), XXD_BYTES_PER_LINE):
+        chunk = data[start:start + XXD_BYTES_PER_LINE]
+        lines.append("  " + ", ".join("0x%02x" % b for b in chunk))
+    return ",\n".join(lines) + "\n"
+
+
+def _write_xxd(target, source, env):
+    with open(source[0].abspath, "rb") as f:
+        data = f.read()
+    with open(target[0].abspath, "w") as f:
+        f.write(_xxd_text(data))
+
+
+def _incbin_source(env, pte):
+    path = os.path.abspath(str(pte)).replace("\\", "\\\\").replace('"', '\\"')
+    return "\n".join([
+        "/* Generated: the model, linked in as data. */",
+        '    .section %s, "a", @progbits' % env["MODEL_SECTION"],
+        "    .balign %d" % env["MODEL_ALIGN"],
+        "    .globl model_pte",
+        "model_pte:",
+        '    .incbin "%s"' % path,
+        "model_pte_end:",
+        "    .section .rodata.model_pte_size, \"a\", @progbits",
+        "    .balign 4",
+        "    .globl model_pte_size",
+        "model_pte_size:",
+        "    .word model_pte_end - model_pte",
+        "",
+    ])
+
+
+def _c_source(env, include_line):
+    return "\n".join([
+        "// Generated: the model as an aligned const array.",
+        "#include <stdint.h>",
+        '__attribute__((aligned(%d), section("%s")))' % (env["MODEL_ALIGN"], env["MODEL_SECTION"]),
+        "const uint8_t model_pte[] = {",
+        include_line,
+        "};",
+        "const uint32_t model_pte_size = sizeof(model_pte);",
+        "",
+    ])
+
+
+def EmbedModel(env, target_base, pte, method="incbin"):
+    """Objects that define model_pte/model_pte_size for the .pte file."""
+    pte = env.File(pte)
+    if method == "incbin":
+        source = env.Textfile(target_base + ".S", [_incbin_source(env, pte)], LINESEPARATOR="\n")
+        objects = env.Object(target_base + ".o", source)
+        env.Depends(objects, pte)  # .incbin is not scanned
+        return objects
+    if method == "xxd":
+        inc = env.ModelXxd(target_base + ".pte.inc", pte)
+        source = env.Textfile(target_base + ".c", [_c_source(env, '#include "%s"' % inc[0].name)],
+                              LINESEPARATOR="\n")
+        objects = env.Object(target_base + ".o", source)
+        env.Depends(objects, inc)
+        return objects
+    if method == "embed":
+        path = os.path.abspath(str(pte)).replace('"', '\\"')
+        source = env.Textfile(target_base + ".c", [_c_source(env, '#embed "%s"' % path)],
+                              LINESEPARATOR="\n")
+        objects = env.Object(target_base + ".o", source, CFLAGS=["-std=c2x"])
+        env.Depends(objects, pte)
+        return objects
+    raise ValueError("unknown embedding method %r" % method)
+
+
+def generate(env):
+    env.SetDefault(MODEL_ALIGN=16, MODEL_SECTION=".rodata.model")
+    env["BUILDERS"]["ModelXxd"] = Builder(action=Action(_write_xxd, "$GENCOMSTR"))
+    env.AddMethod(EmbedModel)
+
+
+def exists(env):
+    return True
