@@ -1,0 +1,579 @@
+"""Outputs derived from a linked firmware ELF: hex/binary images and size reports.
+
+Pure Python on top of pyelftools (ELF parsing) and intelhex (Intel HEX
+writing), so a build does not depend on the exact objcopy/size of a
+particular toolchain.  The image writers reproduce GNU objcopy's output:
+
+* :func:`write_verilog_hex` is byte-for-byte identical to
+  ``objcopy -O verilog ELF OUT`` (binutils 2.40, default data width 1).
+* :func:`write_binary` is byte-for-byte identical to ``objcopy -O binary``.
+* :func:`write_intel_hex` holds the same bytes and start address as
+  ``objcopy -O ihex`` (record layout may differ; any Intel HEX reader
+  gets the same memory image).
+
+Which bytes objcopy takes, as BFD decides it for an ELF input:
+
+* every section with ``SHF_ALLOC``, a type other than ``SHT_NOBITS`` and
+  ``SHT_NULL``, and a non-zero size ("loadable"); ``.bss`` and other NOBITS
+  sections are never written;
+* at its load address (LMA), which BFD derives from the program headers:
+  a loadable section inside a ``PT_LOAD`` segment gets
+  ``p_paddr + sh_offset - p_offset``; a section in no segment keeps its
+  VMA; if every ``p_paddr`` is zero and there is more than one non-empty
+  ``PT_LOAD``, every section keeps its VMA (see :func:`_section_lma`);
+* for Verilog hex: one ``@ADDR`` line per section (even when sections are
+  contiguous), sections sorted by LMA, 16 bytes a line, upper-case hex,
+  lines ended by CRLF.
+
+Memory accounting (:func:`memory_usage`, :func:`format_size_report`,
+:func:`check_fits`) works on the allocated sections and a list of memory
+regions ``{"name": ..., "origin": int, "length": int}``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import io
+import os
+import tempfile
+from typing import Iterable, List, NamedTuple, Optional, Sequence
+
+from elftools.elf.elffile import ELFFile
+import intelhex
+
+__all__ = [
+    "Section",
+    "SizeError",
+    "check_fits",
+    "format_size_report",
+    "load_sections",
+    "memory_usage",
+    "verilog_hex_bytes",
+    "write_binary",
+    "write_intel_hex",
+    "write_verilog_hex",
+]
+
+# ELF constants.  pyelftools reports known section and segment types by
+# name, so the types are compared as names.
+SHT_NULL = "SHT_NULL"
+SHT_NOBITS = "SHT_NOBITS"
+PT_LOAD = "PT_LOAD"
+PT_TLS = "PT_TLS"
+PT_PHDR = "PT_PHDR"
+PT_GNU_RELRO = "PT_GNU_RELRO"
+SHF_WRITE = 0x1
+SHF_ALLOC = 0x2
+SHF_EXECINSTR = 0x4
+SHF_TLS = 0x400
+
+_U64 = (1 << 64) - 1
+
+
+class Section(NamedTuple):
+    """One section header of the ELF, with the load address BFD gives it."""
+
+    index: int
+    name: str
+    type: object  # sh_type as pyelftools gives it: "SHT_PROGBITS", ... or an int
+    flags: int  # sh_flags
+    vma: int  # sh_addr
+    lma: int  # load (physical) address, as objcopy uses it
+    size: int  # sh_size
+    offset: int  # sh_offset
+
+    @property
+    def alloc(self) -> bool:
+        return bool(self.flags & SHF_ALLOC)
+
+    @property
+    def nobits(self) -> bool:
+        return self.type == SHT_NOBITS
+
+    @property
+    def loadable(self) -> bool:
+        """True if objcopy writes this section's bytes into an image."""
+        return (
+            self.alloc
+            and self.type not in (SHT_NOBITS, SHT_NULL)
+            and self.size > 0
+        )
+
+    @property
+    def kind(self) -> str:
+        """'text', 'data' or 'bss', classified the way Berkeley ``size`` does."""
+        if self.flags & SHF_EXECINSTR or not self.flags & SHF_WRITE:
+            return "text"
+        if not self.nobits:
+            return "data"
+        return "bss"
+
+
+# --------------------------------------------------------------------------
+# ELF reading
+# --------------------------------------------------------------------------
+
+
+def _read(elf_path) -> bytes:
+    with open(os.fspath(elf_path), "rb") as f:
+        return f.read()
+
+
+def _in_segment(sh, ph) -> bool:
+    """binutils' ELF_SECTION_IN_SEGMENT (check_vma=1, strict=0).
+
+    Only used with PT_LOAD / PT_TLS segments, so the PT_DYNAMIC/PT_NOTE
+    zero-size clauses of the macro do not apply.
+    """
+    flags, stype = sh["sh_flags"], sh["sh_type"]
+    ptype = ph["p_type"]
+    tls = bool(flags & SHF_TLS)
+    if tls:
+        if ptype not in (PT_TLS, PT_LOAD, PT_GNU_RELRO):
+            return False
+    elif ptype == PT_TLS or ptype == PT_PHDR:
+        return False
+    if not flags & SHF_ALLOC and ptype == PT_LOAD:
+        return False
+    # .tbss takes no room in a non-TLS segment
+    size = 0 if (tls and stype == SHT_NOBITS and ptype != PT_TLS) else sh["sh_size"]
+    if stype != SHT_NOBITS:
+        if sh["sh_offset"] < ph["p_offset"]:
+            return False
+        if sh["sh_offset"] - ph["p_offset"] + size > ph["p_filesz"]:
+            return False
+    if flags & SHF_ALLOC:
+        if sh["sh_addr"] < ph["p_vaddr"]:
+            return False
+        if sh["sh_addr"] - ph["p_vaddr"] + size > ph["p_memsz"]:
+            return False
+    return True
+
+
+def _section_lma(sh, phdrs, lma_is_vma: bool) -> int:
+    """The LMA that BFD's _bfd_elf_make_section_from_shdr assigns."""
+    lma = sh["sh_addr"]
+    if not sh["sh_flags"] & SHF_ALLOC or lma_is_vma:
+        return lma
+    loads = sh["sh_type"] != SHT_NOBITS  # BFD's SEC_LOAD for an ALLOC section
+    for ph in phdrs:
+        ptype = ph["p_type"]
+        if not (
+            (ptype == PT_LOAD and not sh["sh_flags"] & SHF_TLS) or ptype == PT_TLS
+        ):
+            continue
+        if not _in_segment(sh, ph):
+            continue
+        if loads:
+            lma = (ph["p_paddr"] + sh["sh_offset"] - ph["p_offset"]) & _U64
+        else:
+            lma = (ph["p_paddr"] + sh["sh_addr"] - ph["p_vaddr"]) & _U64
+        # A zero-size section at a segment boundary may match two segments;
+        # BFD stops at the first whose VMA range really holds it.
+        if (
+            sh["sh_addr"] >= ph["p_vaddr"]
+            and sh["sh_addr"] + sh["sh_size"] <= ph["p_vaddr"] + ph["p_memsz"]
+        ):
+            break
+    return lma
+
+
+def _parse(data: bytes):
+    elf = ELFFile(io.BytesIO(data))
+    phdrs = [seg.header for seg in elf.iter_segments()]
+    # "Some ELF linkers produce binaries with all the program header p_paddr
+    # fields zero": then BFD leaves LMA == VMA if there are several PT_LOADs.
+    lma_is_vma = all(ph["p_paddr"] == 0 for ph in phdrs) and (
+        sum(1 for ph in phdrs if ph["p_type"] == PT_LOAD and ph["p_memsz"] != 0) > 1
+    )
+    sections = []
+    for index, sec in enumerate(elf.iter_sections()):
+        sh = sec.header
+        if index == 0 or sh["sh_type"] == SHT_NULL:
+            continue
+        sections.append(
+            Section(
+                index=index,
+                name=sec.name,
+                type=sh["sh_type"],
+                flags=sh["sh_flags"],
+                vma=sh["sh_addr"],
+                lma=_section_lma(sh, phdrs, lma_is_vma),
+                size=sh["sh_size"],
+                offset=sh["sh_offset"],
+            )
+        )
+    return elf.header["e_entry"], sections
+
+
+def load_sections(elf_path) -> List[Section]:
+    """All sections (except the null one) of ``elf_path``, in header order."""
+    return _parse(_read(elf_path))[1]
+
+
+def _loadable(data: bytes):
+    """(entry, [(section, memoryview of its bytes)]) in section-header order."""
+    entry, sections = _parse(data)
+    mv = memoryview(data)
+    out = []
+    for s in sections:
+        if not s.loadable:
+            continue
+        if s.offset + s.size > len(data):
+            raise ValueError(
+                "section %s extends past the end of the file (offset 0x%x, size 0x%x)"
+                % (s.name, s.offset, s.size)
+            )
+        out.append((s, mv[s.offset : s.offset + s.size]))
+    return entry, out
+
+
+# --------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Read once at import: os.umask() cannot be queried without setting it, which
+# would race with other threads (SCons -j runs actions in threads).
+_UMASK = _current_umask()
+
+
+class _AtomicOutput:
+    """Write to a temporary file next to ``path``, then rename it into place.
+
+    Like objcopy, this never leaves a half-written target behind, and it is
+    faster than truncating a large existing file.
+    """
+
+    def __init__(self, path, mode="wb", **kw):
+        self.path = os.fspath(path)
+        self.mode = mode
+        self.kw = kw
+
+    def __enter__(self):
+        d = os.path.dirname(self.path) or "."
+        fd, self.tmp = tempfile.mkstemp(
+            prefix="." + os.path.basename(self.path) + ".", suffix=".tmp", dir=d
+        )
+        try:
+            self.f = os.fdopen(fd, self.mode, **self.kw)
+        except BaseException:
+            os.close(fd)
+            os.unlink(self.tmp)
+            raise
+        return self.f
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            self.f.close()
+            if exc_type is None:
+                os.chmod(self.tmp, 0o666 & ~_UMASK)
+                os.replace(self.tmp, self.path)
+        except BaseException:
+            self._discard()
+            raise
+        if exc_type is not None:
+            self._discard()
+        return False
+
+    def _discard(self):
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
+
+
+_UPPER = bytes.maketrans(b"abcdef", b"ABCDEF")
+
+
+def _hex_lines(data) -> bytearray:
+    """``data`` as objcopy's verilog lines: "XX XX ... XX\\r\\n", 16 bytes a line.
+
+    No per-byte or per-line Python work: hexlify with a space after every
+    byte, turn each 16th separator into a newline with one strided slice
+    assignment, then expand the newlines to CRLF.
+    """
+    n = len(data)
+    out = bytearray(binascii.hexlify(data, b" ").translate(_UPPER))
+    out.append(10)  # the last byte's separator: end of the last line
+    full_lines = n // 16
+    if full_lines:
+        out[47::48] = b"\n" * full_lines
+    return out.replace(b"\n", b"\r\n")
+
+
+def _verilog_address(where: int) -> bytes:
+    if where >= 1 << 32:
+        return b"@%016X\r\n" % where
+    return b"@%08X\r\n" % where
+
+
+def _verilog_parts(elf_path) -> list:
+    _, loadable = _loadable(_read(elf_path))
+    # Same ordering as BFD's verilog_set_section_contents: sections arrive in
+    # header order and are inserted into a list kept sorted by address (a
+    # section is appended when its address is >= the last one's, otherwise
+    # inserted before the first entry whose address is >= its own).
+    entries: List[tuple] = []
+    for s, chunk in loadable:
+        where = s.lma
+        if not entries or where >= entries[-1][0]:
+            entries.append((where, chunk))
+        else:
+            i = 0
+            while entries[i][0] < where:
+                i += 1
+            entries.insert(i, (where, chunk))
+    parts = []
+    for where, chunk in entries:
+        parts.append(_verilog_address(where))
+        parts.append(_hex_lines(chunk))
+    return parts
+
+
+def verilog_hex_bytes(elf_path) -> bytes:
+    """The bytes ``objcopy -O verilog`` would write for ``elf_path``."""
+    return b"".join(_verilog_parts(elf_path))
+
+
+def write_verilog_hex(elf_path, out_path) -> None:
+    """Write a Verilog ``$readmemh`` image, identical to ``objcopy -O verilog``.
+
+    One ``@XXXXXXXX`` line (the section's LMA) per loadable section, in
+    address order, then its bytes as upper-case hex, 16 a line, CRLF line
+    ends.  NOBITS sections (``.bss``) are left out.
+    """
+    parts = _verilog_parts(elf_path)
+    with _AtomicOutput(out_path) as f:
+        f.writelines(parts)
+
+
+def write_binary(elf_path, out_path) -> None:
+    """Write a raw image like ``objcopy -O binary``.
+
+    The file starts at the lowest LMA of any loadable section; gaps are zero
+    and NOBITS sections (``.bss``) are not written, so the file ends with the
+    last loadable byte.  Sections are written in header order, so on overlap
+    the later one wins, as with objcopy.  An ELF with nothing loadable gives
+    an empty file.
+    """
+    _, loadable = _loadable(_read(elf_path))
+    with _AtomicOutput(out_path) as f:
+        if not loadable:
+            return
+        low = min(s.lma for s, _ in loadable)
+        end = max(s.lma + s.size for s, _ in loadable) - low
+        for s, chunk in loadable:
+            f.seek(s.lma - low)
+            f.write(chunk)
+        f.truncate(end)  # a seek past EOF alone does not extend the file
+
+
+def write_intel_hex(elf_path, out_path) -> None:
+    """Write an Intel HEX image (via intelhex) of the loadable sections.
+
+    Holds the same bytes at the same (load) addresses as ``objcopy -O ihex``
+    and, like it, a start address record for a non-zero entry point (type 03
+    below 1 MiB, else type 05).  Lines end with CRLF.
+    """
+    entry, loadable = _loadable(_read(elf_path))
+    ih = intelhex.IntelHex()
+    for s, chunk in loadable:
+        if s.lma + s.size > 1 << 32:
+            raise ValueError(
+                "section %s at 0x%x does not fit in a 32-bit Intel HEX image"
+                % (s.name, s.lma)
+            )
+        # IntelHex keeps a dict address -> byte; filling it directly runs at
+        # C speed (puts()/frombytes() loop in Python, fromdict() copies and
+        # type-checks every key).
+        ih._buf.update(zip(range(s.lma, s.lma + s.size), chunk))
+    if entry:
+        if entry <= 0xFFFFF:
+            ih.start_addr = {"CS": (entry & 0xF0000) >> 4, "IP": entry & 0xFFFF}
+        else:
+            ih.start_addr = {"EIP": entry}
+    with _AtomicOutput(out_path, "w", newline="", encoding="ascii") as f:
+        ih.write_hex_file(f, eolstyle="CRLF", byte_count=16)
+
+
+# --------------------------------------------------------------------------
+# Memory usage
+# --------------------------------------------------------------------------
+
+
+class SizeError(Exception):
+    """The image does not fit its memory regions; the message says why."""
+
+    def __init__(self, message: str, overflows: Optional[list] = None):
+        super().__init__(message)
+        self.overflows = overflows or []
+
+
+def _check_regions(regions: Iterable[dict]) -> List[dict]:
+    out = []
+    for i, r in enumerate(regions):
+        try:
+            name, origin, length = r["name"], int(r["origin"]), int(r["length"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(
+                "memory region #%d must be a dict with name, origin and length "
+                "(got %r): %s" % (i, r, e)
+            ) from None
+        if origin < 0 or length < 0:
+            raise ValueError("memory region %r has a negative origin or length" % name)
+        out.append({"name": str(name), "origin": origin, "length": length})
+    return out
+
+
+def memory_usage(elf_path, regions: Sequence[dict]) -> dict:
+    """How much of each memory region the ELF's allocated sections take.
+
+    Every ``SHF_ALLOC`` section of non-zero size (NOBITS such as ``.bss``
+    included) counts in the region that holds its start address (VMA).  A
+    section with contents whose LMA differs from its VMA (``.data`` copied
+    from flash at boot) also counts in the region that holds its LMA.
+
+    Returns a dict::
+
+        {"elf": path,
+         "regions": [{"name", "origin", "length", "used", "end", "free",
+                      "percent", "overflow", "sections": [(name, size), ...]}],
+         "totals": {"text": n, "data": n, "bss": n},
+         "outside": [{"name", "address", "size", "lma": bool}, ...]}
+
+    ``used`` is the sum of the section sizes in the region; ``end`` is the
+    highest address one of them reaches (alignment gaps included), and
+    ``overflow`` how many bytes past the region either of them goes (0 when
+    it fits).  ``totals`` follows Berkeley ``size``: text is allocated code or
+    read-only data, data is writable data with contents, bss is writable
+    NOBITS.  ``outside`` lists sections whose address is in no region.
+    """
+    regs = _check_regions(regions)
+    usage_regions = [
+        dict(r, used=0, end=r["origin"], sections=[]) for r in regs
+    ]
+
+    def region_of(addr: int):
+        for r in usage_regions:
+            if r["origin"] <= addr < r["origin"] + r["length"]:
+                return r
+        return None
+
+    totals = {"text": 0, "data": 0, "bss": 0}
+    outside = []
+    for s in load_sections(elf_path):
+        if not s.alloc or s.size == 0:
+            continue
+        totals[s.kind] += s.size
+        places = [(s.vma, False)]
+        if not s.nobits and s.lma != s.vma:
+            places.append((s.lma, True))
+        seen = []
+        for addr, is_lma in places:
+            r = region_of(addr)
+            if r is None:
+                outside.append(
+                    {"name": s.name, "address": addr, "size": s.size, "lma": is_lma}
+                )
+                continue
+            if any(r is x for x in seen):
+                continue
+            seen.append(r)
+            r["used"] += s.size
+            r["end"] = max(r["end"], addr + s.size)
+            r["sections"].append((s.name, s.size))
+    for r in usage_regions:
+        extent = r["end"] - r["origin"]
+        r["overflow"] = max(0, r["used"] - r["length"], extent - r["length"])
+        r["free"] = r["length"] - r["used"]
+        r["percent"] = 100.0 * r["used"] / r["length"] if r["length"] else (
+            0.0 if r["used"] == 0 else float("inf")
+        )
+        r["sections"].sort(key=lambda item: (-item[1], item[0]))
+    return {
+        "elf": os.fspath(elf_path),
+        "regions": usage_regions,
+        "totals": totals,
+        "outside": outside,
+    }
+
+
+def _label(name: str) -> str:
+    return name.upper()
+
+
+def format_size_report(usage: dict) -> str:
+    """A PlatformIO-style report, one line per region, then text/data/bss::
+
+        RAM:   [==        ]  20.1% (used 6588 bytes from 32768 bytes)
+        text/data/bss: 5884 / 84 / 620 bytes
+
+    followed by one line for each section outside every region.  No trailing
+    newline.
+    """
+    regions = usage["regions"]
+    width = max([7] + [len(_label(r["name"])) + 2 for r in regions])
+    lines = []
+    for r in regions:
+        frac = r["used"] / r["length"] if r["length"] else (0.0 if not r["used"] else 1.0)
+        blocks = min(int(round(10 * frac)), 10)
+        line = "{:<{w}}[{:<10}] {: 6.1%} (used {:d} bytes from {:d} bytes)".format(
+            _label(r["name"]) + ":", "=" * blocks, frac, r["used"], r["length"], w=width
+        )
+        if r["overflow"]:
+            line += " OVERFLOW by %d bytes" % r["overflow"]
+        lines.append(line)
+    t = usage["totals"]
+    lines.append(
+        "text/data/bss: %d / %d / %d bytes (%d total)"
+        % (t["text"], t["data"], t["bss"], t["text"] + t["data"] + t["bss"])
+    )
+    for o in usage.get("outside", ()):
+        lines.append(
+            "outside every region: %s at %s 0x%08x (%d bytes)"
+            % (o["name"], "LMA" if o["lma"] else "address", o["address"], o["size"])
+        )
+    return "\n".join(lines)
+
+
+def check_fits(usage: dict, largest: int = 3) -> None:
+    """Raise :class:`SizeError` if any region of ``usage`` overflows.
+
+    The message is one paragraph: for each overflowing region its name, the
+    bytes used and available, by how much it overflows and its ``largest``
+    biggest sections.
+    """
+    bad = [r for r in usage["regions"] if r["overflow"]]
+    if not bad:
+        return
+    parts = []
+    for r in bad:
+        limit = r["origin"] + r["length"]
+        part = "region %s overflows by %d bytes (used %d bytes, %d available" % (
+            r["name"],
+            r["overflow"],
+            r["used"],
+            r["length"],
+        )
+        if r["end"] - limit > r["used"] - r["length"]:
+            part += ", and its sections reach 0x%08x, past its end at 0x%08x" % (
+                r["end"],
+                limit,
+            )
+        part += ")"
+        biggest = ", ".join("%s %d" % item for item in r["sections"][:largest])
+        if biggest:
+            part += "; largest sections: " + biggest + " bytes"
+        parts.append(part)
+    message = "%s does not fit in memory: %s." % (
+        os.path.basename(usage.get("elf", "image")) or "image",
+        "; ".join(parts),
+    )
+    raise SizeError(message, bad)
