@@ -33,6 +33,7 @@ LOG_LEVELS = {"Debug": "Debug", "Info": "Info", "Error": "Error", "Fatal": "Fata
 # ops and a model's kernels without the default 2000 slots (~24 KiB of RAM).
 V1_0_MAX_KERNEL_NUM = 64
 DEBIAN_FLATBUFFERS = "/usr/include/flatbuffers"
+DEBIAN_FLATC = "/usr/bin/flatc"
 
 
 def _root(env):
@@ -113,22 +114,29 @@ def _registration_emitter(target, source, env):
 
 
 def _flatbuffers_config(root):
-    """flatc and headers that match: the tree's submodule with a flatc of the same
-    version, else Debian's flatc + headers with EXECUTORCH_INTERNAL_FLATBUFFERS."""
-    flatc = shutil.which("flatc")
-    submodule = os.path.join(root, "third-party", "flatbuffers", "include")
-    if os.path.isfile(os.path.join(submodule, "flatbuffers", "base.h")):
-        wanted = _flatbuffers_header_version(os.path.join(submodule, "flatbuffers", "base.h"))
-        for candidate in (_wheel_flatc(), flatc):
-            if candidate and _flatc_version(candidate) == wanted:
-                return candidate, [submodule], []
-    if not flatc or not os.path.isfile(os.path.join(DEBIAN_FLATBUFFERS, "flatbuffers.h")):
-        raise BuildSetupError(
-            "No flatc with matching flatbuffers headers: the tree's third-party/flatbuffers "
-            "submodule is empty (clone with --recursive) and Debian's flatbuffers are not "
-            "installed (`apt-get install flatbuffers-compiler libflatbuffers-dev`, which "
-            "./setup.sh does).")
-    return flatc, None, ["EXECUTORCH_INTERNAL_FLATBUFFERS"]
+    """flatc and headers of the same version (generated headers static_assert it): the
+    tree's third-party/flatbuffers submodule, else Debian's headers, which need
+    EXECUTORCH_INTERNAL_FLATBUFFERS. Returns (flatc, include dir or None for Debian's,
+    defines)."""
+    candidates = []
+    for flatc in (_wheel_flatc(), shutil.which("flatc"), DEBIAN_FLATC):
+        if flatc and os.path.isfile(flatc) and flatc not in candidates:
+            candidates.append(flatc)
+    choices = [(os.path.join(root, "third-party", "flatbuffers", "include"), []),
+               (None, ["EXECUTORCH_INTERNAL_FLATBUFFERS"])]
+    for include_dir, defines in choices:
+        headers = os.path.join(include_dir, "flatbuffers") if include_dir else DEBIAN_FLATBUFFERS
+        if not os.path.isfile(os.path.join(headers, "base.h")):
+            continue
+        wanted = _flatbuffers_header_version(os.path.join(headers, "base.h"))
+        for flatc in candidates:
+            if _flatc_version(flatc) == wanted:
+                return flatc, include_dir, defines
+    raise BuildSetupError(
+        "No flatc with matching flatbuffers headers: the tree's third-party/flatbuffers "
+        "submodule is empty (clone with --recursive) and Debian's flatbuffers are not "
+        "installed (`apt-get install flatbuffers-compiler libflatbuffers-dev`, which "
+        "./setup.sh does). Found flatc: %s." % (", ".join(candidates) or "none"))
 
 
 def _wheel_flatc():
@@ -203,6 +211,7 @@ def generate(env):
               "building anyway." % (version or "of unknown version", root,
                                     ", ".join(SUPPORTED_VERSIONS)), file=sys.stderr)
     flatc, flatbuffers_include, flatbuffers_defines = _flatbuffers_config(root)
+    flatbuffers_include = [flatbuffers_include] if flatbuffers_include else None
     gen_dir = os.path.join(env["VARIANT_DIR"], "et", "gen")
     if flatbuffers_include is None:
         # Debian's headers sit in /usr/include beside the host's C library: copy just

@@ -111,7 +111,7 @@ void print_float(float value) {
   while (x < 1e8) { x *= 10; --exp10; }
   uint32_t digits = static_cast<uint32_t>(x + 0.5);
   if (digits >= 1000000000u) { digits /= 10; ++exp10; }
-  exp10 -= 8;  // value = digits * 10^(exp10 - 8)
+  // value = d.dddddddd * 10^exp10
   char text[9];
   for (int i = 8; i >= 0; --i) { text[i] = static_cast<char>('0' + digits % 10); digits /= 10; }
   int last = 8;
