@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for this build, idempotently (a second run costs seconds):
+#   - Debian packages: the RISC-V cross compiler, picolibc, QEMU, GCC sources, flatbuffers
+#   - .venv with the Python packages pinned in pyproject.toml
+#   - libstdc++ for the cross compiler, built once into ~/.cache/corev-et
+# Options:
+#   --executorch PATH   record the ExecuTorch source tree in the user settings file
+#   --export            also install the model-export extra (torch + executorch wheels)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+executorch=""
+extras=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --executorch) executorch="$2"; shift 2 ;;
+    --export) extras="export"; shift ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+APT_PACKAGES="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
+  gcc-12-source flatbuffers-compiler libflatbuffers-dev python3-venv xz-utils make"
+missing=""
+for package in $APT_PACKAGES; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+    || missing="$missing $package"
+done
+if [ -n "$missing" ]; then
+  echo "setup: installing Debian packages:$missing"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q $missing
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  python3 -m venv .venv
+fi
+# The dependencies pinned in pyproject.toml (and an optional extra), without packaging
+# this repository itself.
+requirements=$(python3 - "$extras" <<'PY'
+import sys, tomllib
+project = tomllib.load(open("pyproject.toml", "rb"))["project"]
+deps = list(project["dependencies"])
+for extra in filter(None, sys.argv[1].split(",")):
+    deps += project["optional-dependencies"][extra]
+print("\n".join(deps))
+PY
+)
+if ! .venv/bin/python - "$requirements" <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version
+from packaging.requirements import Requirement
+for line in sys.argv[1].split("\n"):
+    req = Requirement(line)
+    if not req.specifier.contains(version(req.name), prereleases=True):
+        sys.exit(1)
+PY
+then
+  echo "setup: installing Python packages"
+  echo "$requirements" | xargs .venv/bin/pip install -q
+fi
+
+if [ -n "$executorch" ]; then
+  .venv/bin/python -c "import sys; sys.path.insert(0, 'site_scons')
+from etcorev import settings
+print('setup: ExecuTorch tree recorded in', settings.write(executorch=sys.argv[1]))" \
+    "$(cd "$executorch" && pwd)"
+fi
+
+.venv/bin/python site_scons/etcorev/libstdcxx.py >/dev/null
+echo "setup: ready (activate with: . .venv/bin/activate)"
