@@ -44,7 +44,10 @@ def BoardLinkerScript(env, target):
 
 
 def BoardStartup(env, build_dir):
-    return [env.Object(os.path.join(build_dir, name + ".o"), os.path.join(COMMON_DIR, source))
+    # No LTO here: libc refers to stdout, getpid and kill only after LTO has decided
+    # what is used, so LTO would drop their definitions.
+    return [env.Object(os.path.join(build_dir, name + ".o"), os.path.join(COMMON_DIR, source),
+                       CCFLAGS=env["CCFLAGS"] + ["-fno-lto"])
             for name, source in (("crt0", "crt0.S"), ("board", "board.c"))]
 
 

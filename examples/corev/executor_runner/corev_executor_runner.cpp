@@ -53,16 +53,26 @@ NOINIT uint8_t temp_pool[RUNNER_TEMP_POOL_SIZE > 0 ? RUNNER_TEMP_POOL_SIZE : 1];
 NOINIT uint8_t planned_pool[RUNNER_PLANNED_POOL_SIZE > 0 ? RUNNER_PLANNED_POOL_SIZE : 1];
 Span<uint8_t> planned_spans[RUNNER_MAX_PLANNED_BUFFERS > 0 ? RUNNER_MAX_PLANNED_BUFFERS : 1];
 
-// ---- output printing without floating-point printf
+// ---- output printing without printf's floating point (and without 64-bit division)
 
 void print_u64(uint64_t value) {
-  char digits[21];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value);
-  while (n) board_putc(digits[--n]);
+  static const uint64_t kPowers[] = {
+      10000000000000000000ull, 1000000000000000000ull, 100000000000000000ull,
+      10000000000000000ull, 1000000000000000ull, 100000000000000ull, 10000000000000ull,
+      1000000000000ull, 100000000000ull, 10000000000ull, 1000000000ull, 100000000ull,
+      10000000ull, 1000000ull, 100000ull, 10000ull, 1000ull, 100ull, 10ull, 1ull};
+  bool started = false;
+  for (uint64_t power : kPowers) {
+    char digit = '0';
+    while (value >= power) {
+      value -= power;
+      ++digit;
+    }
+    if (digit != '0' || started || power == 1) {
+      board_putc(digit);
+      started = true;
+    }
+  }
 }
 
 void print_i64(int64_t value) {
@@ -74,69 +84,58 @@ void print_i64(int64_t value) {
   }
 }
 
-// Nine significant digits, like %.9g: enough to give back every float exactly.
-// Integral values take a fast path with no floating-point arithmetic at all.
+void print_hex_digits(uint32_t value, int digits) {
+  for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4)
+    board_putc("0123456789abcdef"[(value >> shift) & 0xf]);
+}
+
+// A float as exact decimal digits (up to 9 significant ones, which identify it), in
+// integer arithmetic only. Magnitudes that need more than 64 bits print as exact
+// hexadecimal floating point (0x1.8p-70), which strtod and float.fromhex read back.
 void print_float(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
   if (bits & 0x80000000u) board_putc('-');
   bits &= 0x7fffffffu;
-  const uint32_t exponent = bits >> 23;
-  if (exponent == 0xff) {
-    board_puts((bits & 0x7fffffu) ? "nan" : "inf");
+  const int biased = static_cast<int>(bits >> 23);
+  const uint32_t fraction_bits = bits & 0x7fffffu;
+  if (biased == 0xff) {
+    board_puts(fraction_bits ? "nan" : "inf");
     return;
   }
   if (bits == 0) {
     board_putc('0');
     return;
   }
-  // Integral and below 2^24: print the integer.
-  if (exponent >= 127 && exponent < 127 + 24) {
-    const uint32_t mantissa = (bits & 0x7fffffu) | 0x800000u;
-    const int shift = 150 - static_cast<int>(exponent);
-    if ((mantissa & ((1u << shift) - 1)) == 0) {
-      print_u64(mantissa >> shift);
-      return;
-    }
+  // value = mantissa * 2^exponent
+  const uint64_t mantissa = biased ? (fraction_bits | 0x800000u) : fraction_bits;
+  const int exponent = (biased ? biased : 1) - 150;
+  if (exponent >= 0 && exponent <= 39) {
+    print_u64(mantissa << exponent);
+    return;
   }
-  // General case: scale into [1e8, 1e9) with double arithmetic, print the digits.
-  double x;
-  {
-    float magnitude;
-    std::memcpy(&magnitude, &bits, sizeof magnitude);
-    x = magnitude;
-  }
-  int exp10 = 8;
-  while (x >= 1e9) { x /= 10; ++exp10; }
-  while (x < 1e8) { x *= 10; --exp10; }
-  uint32_t digits = static_cast<uint32_t>(x + 0.5);
-  if (digits >= 1000000000u) { digits /= 10; ++exp10; }
-  // value = d.dddddddd * 10^exp10
-  char text[9];
-  for (int i = 8; i >= 0; --i) { text[i] = static_cast<char>('0' + digits % 10); digits /= 10; }
-  int last = 8;
-  while (last > 0 && text[last] == '0') --last;  // trailing zeros
-  if (exp10 >= -5 && exp10 < 9) {
-    if (exp10 < 0) {
-      board_puts("0.");
-      for (int i = -1; i > exp10; --i) board_putc('0');
-      for (int i = 0; i <= last; ++i) board_putc(text[i]);
-    } else {
-      for (int i = 0; i <= exp10; ++i) board_putc(text[i]);
-      if (last > exp10) {
-        board_putc('.');
-        for (int i = exp10 + 1; i <= last; ++i) board_putc(text[i]);
-      }
+  const int k = -exponent;  // value = mantissa / 2^k
+  if (exponent < 0 && k <= 60) {
+    const uint64_t mask = (uint64_t{1} << k) - 1;
+    const uint64_t integer = k < 64 ? (mantissa >> k) : 0;
+    uint64_t fraction = mantissa & mask;
+    print_u64(integer);
+    int significant = 0;
+    for (uint32_t i = static_cast<uint32_t>(integer); i; i /= 10) ++significant;  // < 2^24
+    if (fraction) board_putc('.');
+    while (fraction && significant < 9) {
+      fraction *= 10;
+      const uint32_t digit = static_cast<uint32_t>(fraction >> k);
+      fraction &= mask;
+      board_putc(static_cast<char>('0' + digit));
+      if (digit || significant) ++significant;
     }
-  } else {
-    board_putc(text[0]);
-    if (last > 0) {
-      board_putc('.');
-      for (int i = 1; i <= last; ++i) board_putc(text[i]);
-    }
-    board_putc('e');
-    print_i64(exp10);
+    return;
   }
+  board_puts(biased ? "0x1." : "0x0.");
+  print_hex_digits(fraction_bits << 1, 6);
+  board_putc('p');
+  print_i64((biased ? biased : 1) - 127);
 }
 
 const char* dtype_name(ScalarType type) {
