@@ -14,6 +14,8 @@ in the generated text, so changing them rebuilds.
 """
 
 import os
+import struct
+import subprocess
 
 from SCons.Action import Action
 from SCons.Builder import Builder
@@ -69,6 +71,54 @@ def _c_source(env, include_line):
     ])
 
 
+def _compiler_has_embed(env):
+    """C23 #embed arrived in GCC 15."""
+    out = subprocess.run([env.subst("$CC"), "-dumpversion"], capture_output=True, text=True).stdout
+    try:
+        return int(out.split(".")[0]) >= 15
+    except ValueError:
+        return False
+
+
+# ---- external placement: the model goes to the board's model region by itself
+
+MODEL_HEADER_MAGIC = b"PTE0"   # the runner checks it: 16 bytes of header, then the .pte
+
+
+def model_image(data):
+    return MODEL_HEADER_MAGIC + struct.pack("<I", len(data)) + bytes(8) + data
+
+
+def verilog_hex(address, data):
+    """`objcopy -O verilog` text for one block: @address, 16 bytes a line, CRLF."""
+    lines = ["@%08X" % address]
+    for start in range(0, len(data), 16):
+        lines.append(" ".join("%02X" % b for b in data[start:start + 16]))
+    return "\r\n".join(lines) + "\r\n"
+
+
+def _write_model_image(target, source, env):
+    with open(source[0].abspath, "rb") as f:
+        image = model_image(f.read())
+    region = next(r for r in env["MEMORY_REGION_OBJECTS"] if r.name == "model")
+    if len(image) > region.length:
+        from SCons.Errors import BuildError
+        raise BuildError(node=target[0], errstr="the model (%d bytes) does not fit the board's "
+                         "model region (%d bytes at 0x%08x)" % (len(image), region.length,
+                                                                 region.origin))
+    with open(target[0].abspath, "w", newline="") as f:
+        f.write(verilog_hex(region.origin, image))
+    with open(target[1].abspath, "wb") as f:
+        f.write(image)
+
+
+def ModelImage(env, target_base, pte):
+    """The model region's contents: a Verilog hex (testbench) and a raw binary (QEMU's
+    loader device), both at the region's address."""
+    return env.Command([target_base + ".hex", target_base + ".bin"], pte,
+                       Action(_write_model_image, "$GENCOMSTR", varlist=["MEMORY_REGIONS"]))
+
+
 def EmbedModel(env, target_base, pte, method="incbin"):
     """Objects that define model_pte/model_pte_size for the .pte file."""
     pte = env.File(pte)
@@ -85,6 +135,11 @@ def EmbedModel(env, target_base, pte, method="incbin"):
         env.Depends(objects, inc)
         return objects
     if method == "embed":
+        if not _compiler_has_embed(env):
+            from etcorev.errors import BuildSetupError
+            raise BuildSetupError(
+                "embed=embed needs a compiler with C23 #embed (GCC 15 or newer); %s is older. "
+                "Use embed=incbin (the default) or embed=xxd." % env.subst("$CC"))
         path = os.path.abspath(str(pte)).replace('"', '\\"')
         source = env.Textfile(target_base + ".c", [_c_source(env, '#embed "%s"' % path)],
                               LINESEPARATOR="\n")
@@ -98,6 +153,7 @@ def generate(env):
     env.SetDefault(MODEL_ALIGN=16, MODEL_SECTION=".rodata.model")
     env["BUILDERS"]["ModelXxd"] = Builder(action=Action(_write_xxd, "$GENCOMSTR"))
     env.AddMethod(EmbedModel)
+    env.AddMethod(ModelImage)
 
 
 def exists(env):

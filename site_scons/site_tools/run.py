@@ -17,8 +17,8 @@ from SCons.Action import Action
 def _run(target, source, env):
     board = env["BOARD_MODULE"]
     elf, hexfile = str(source[0]), str(source[1])
-    model_hex = str(source[2]) if len(source) > 2 else None
-    argv = board.run_command(elf, hexfile, env, model_hex=model_hex)
+    model = [str(node) for node in source[2:]] or None   # external model: hex, bin
+    argv = board.run_command(elf, hexfile, env, model=model)
     if argv is None:
         raise SCons.Errors.UserError(board.NO_RUNNER_MESSAGE)
     if env.get("verbose"):
@@ -57,7 +57,7 @@ RUN_ACTION = Action(_run, "Running $SOURCE on $board")
 def RunFirmware(env, firmware):
     sources = [firmware["elf"], firmware["hex"]]
     if firmware.get("model_hex"):
-        sources.append(firmware["model_hex"])
+        sources += [firmware["model_hex"], firmware["model_bin"]]
     run = env.Alias("run", sources, RUN_ACTION)
     env.AlwaysBuild(run)
     return run

@@ -35,13 +35,20 @@ NO_RUNNER_MESSAGE = (
     "use board=qemu.")
 
 
-def run_command(elf, hexfile, env, model_hex=None):
-    model = env.get("verilator_model", "")
-    if not model:
+def run_command(elf, hexfile, env, model=None):
+    simulator = env.get("verilator_model", "")
+    if not simulator:
         return None
-    # The testbench loads one file; $readmemh takes several @address blocks, so an
-    # external model is appended to the firmware hex (see the runner's SConscript).
-    return [model, "+firmware=" + hexfile]
+    # The testbench loads one file; $readmemh takes several @address blocks, so the
+    # external model's hex is appended to a copy of the firmware hex.
+    if model:
+        combined = hexfile[:-len(".hex")] + ".with-model.hex"
+        with open(combined, "w", newline="") as out:
+            for part in (hexfile, model[0]):
+                with open(part, newline="") as f:
+                    out.write(f.read())
+        hexfile = combined
+    return [simulator, "+firmware=" + hexfile]
 
 
 # "TOP.tb_top_verilator @ 1234560: EXIT SUCCESS" or, for non-zero values,

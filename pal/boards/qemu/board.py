@@ -35,14 +35,15 @@ NO_RUNNER_MESSAGE = (
     "(./setup.sh does this).")
 
 
-def run_command(elf, hexfile, env, model_hex=None):
+def run_command(elf, hexfile, env, model=None):
     qemu = shutil.which("qemu-system-riscv32")
     if not qemu:
         return None
     argv = [qemu, "-M", "virt", "-bios", "none", "-nographic", "-m", "%dM" % RAM_MIB,
             "-icount", "shift=0", "-kernel", elf]
-    if model_hex:
-        argv += ["-device", "loader,file=" + model_hex]
+    if model:
+        # The external model's raw image goes to the model region by QEMU's loader.
+        argv += ["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (model[1], MODEL_ORIGIN)]
     return argv
 
 

@@ -1,0 +1,79 @@
+"""The firmware pipeline without ExecuTorch: cross compile, our startup code and linker
+script, hex, size check, and running in QEMU."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from sconsrun import REPO, scons
+
+pytestmark = pytest.mark.skipif(
+    not shutil.which("riscv64-unknown-elf-gcc") and not shutil.which("riscv32-corev-elf-gcc"),
+    reason="no RISC-V cross compiler (./setup.sh installs it)")
+needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
+                                reason="qemu-system-riscv32 missing (./setup.sh installs it)")
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("pipeline")
+
+
+@needs_qemu
+def test_cxx_fixture_runs_in_qemu(build_dir):
+    result = scons("board=qemu", "app=tests/fixtures/cxx_smoke", "run", build_dir=build_dir)
+    assert "constructor: 42" in result.stdout
+    assert "vector sum: 30" in result.stdout
+    assert "area: 2.25" in result.stdout
+    assert "cycles counted: yes" in result.stdout
+    # The program returns 7: scons run ends with the program's own status.
+    assert result.returncode == 7, result.stdout
+    assert "Traceback" not in result.stdout
+
+
+def test_cxx_fixture_links_for_cv32e40p(build_dir):
+    result = scons("board=cv32e40p", "app=tests/fixtures/cxx_smoke", build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    variant = build_dir / "cv32e40p-release-logoff-rv32imc" / "app-cxx_smoke"
+    hex_text = (variant / "cxx_smoke.hex").read_text()
+    # The testbench boots at 0x80 with the vector table at 0.
+    assert hex_text.startswith("@00000000")
+    for name in ("cxx_smoke.elf", "cxx_smoke.map", "cxx_smoke.size.txt", "link.ld"):
+        assert (variant / name).is_file(), name
+
+
+def test_hex_equals_objcopy(build_dir):
+    result = scons("board=cv32e40p", "app=tests/fixtures/cxx_smoke", build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    variant = build_dir / "cv32e40p-release-logoff-rv32imc" / "app-cxx_smoke"
+    objcopy = shutil.which("riscv64-unknown-elf-objcopy") or shutil.which("riscv32-corev-elf-objcopy")
+    reference = build_dir / "objcopy.hex"
+    subprocess.run([objcopy, "-O", "verilog", str(variant / "cxx_smoke.elf"), str(reference)],
+                   check=True)
+    assert (variant / "cxx_smoke.hex").read_bytes() == reference.read_bytes()
+
+
+@needs_qemu
+def test_registration_dropped_without_whole_archive(tmp_path):
+    result = scons("board=qemu", "app=tests/fixtures/whole_archive", "run", build_dir=tmp_path)
+    assert "registered: 0" in result.stdout, result.stdout
+    assert result.returncode == 3
+
+
+@needs_qemu
+def test_registration_kept_with_whole_archive(tmp_path):
+    result = scons("board=qemu", "app=tests/fixtures/whole_archive", "app_whole_archive=1", "run",
+                   build_dir=tmp_path)
+    assert "registered: 1" in result.stdout, result.stdout
+    assert result.returncode == 0
+
+
+@pytest.mark.parametrize("board", ["cv32e40p", "qemu"])
+def test_ram_overflow_fails_with_size_message(tmp_path, board):
+    result = scons("board=%s" % board, "app=tests/fixtures/overflow", build_dir=tmp_path)
+    assert result.returncode != 0
+    assert "does not fit" in result.stdout and "overflows by" in result.stdout, result.stdout
+    assert "Traceback" not in result.stdout
+    # No hex is made from an image that does not fit.
+    assert not list(tmp_path.rglob("overflow.hex"))
