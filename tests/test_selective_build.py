@@ -1,0 +1,150 @@
+"""Incremental and selective builds: new weights for the same model rebuild only the
+model's own objects; an operator no kernel library has fails the build cleanly; a
+second build has nothing to do.
+
+Needs an ExecuTorch tree (EXECUTORCH_ROOT or the user settings) and the test models
+of ../shared/models.
+"""
+
+import json
+import re
+import shutil
+import struct
+
+import pytest
+
+from sconsrun import MODELS, scons
+
+MLP = MODELS / "mlp.pte"
+QMLP = MODELS / "quantized" / "qmlp.pte"
+MANIFEST = MODELS / "manifest.json"
+
+pytestmark = pytest.mark.skipif(not (MLP.is_file() and MANIFEST.is_file()),
+                                reason="test models not found (expected ../shared/models)")
+
+# The one-line messages of site_scons/site_tools/quiet.py (SCons's Textfile says
+# "Creating '...'" whatever TEXTFILECOMSTR is).
+ACTION_LINE = re.compile(r"^(Compiling|Assembling|Generating|Archiving|Indexing|Linking|"
+                         r"Writing|Creating|Installing|Size|Hex) +'?(.*?)'?$", re.M)
+EXPLAIN_LINE = re.compile(r"^scons: (?:rebuilding|building) `([^']*)' because", re.M)
+
+
+def actions(stdout):
+    return [(m.group(1), m.group(2).strip()) for m in ACTION_LINE.finditer(stdout)]
+
+
+def with_new_weights(data):
+    """The .pte with the sign of its first 64 weights flipped (in the data segment)."""
+    assert data[8:12] == b"eh00", "mlp.pte has no extended header"
+    (segment_base,) = struct.unpack_from("<Q", data, 24)
+    assert 0 < segment_base and segment_base + 256 <= len(data), segment_base
+    out = bytearray(data)
+    for i in range(64):
+        out[segment_base + 4 * i + 3] ^= 0x80  # little-endian float32: the sign bit
+    return bytes(out)
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("selective-build")
+
+
+@pytest.fixture(scope="module")
+def mlp_copy(tmp_path_factory):
+    """A copy of mlp.pte (same file name) and its inputs file."""
+    work = tmp_path_factory.mktemp("selective-model")
+    model = work / "mlp.pte"
+    shutil.copyfile(MLP, model)
+    inputs = work / "mlp-inputs.json"
+    inputs.write_text(json.dumps(json.loads(MANIFEST.read_text())["mlp"]["inputs"]))
+    return model, inputs
+
+
+@pytest.fixture(scope="module")
+def first_build(et_root, build_dir, mlp_copy):
+    model, inputs = mlp_copy
+    result = scons("board=qemu", "embed=incbin", "model=%s" % model, "inputs=%s" % inputs,
+                   "run", build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    assert re.search(r"^Exit status: 0$", result.stdout, re.M), result.stdout
+    return result
+
+
+def output_lines(stdout):
+    return re.findall(r"^Output \d+: .*$", stdout, re.M)
+
+
+def test_noop_rebuild_is_up_to_date(first_build, build_dir, mlp_copy):
+    model, inputs = mlp_copy
+    args = ("board=qemu", "embed=incbin", "model=%s" % model, "inputs=%s" % inputs)
+    # The first build ran `run` (always built); the default targets are built now.
+    again = scons(*args, build_dir=build_dir)
+    assert again.returncode == 0, again.stdout
+    query = scons("-q", *args, build_dir=build_dir)
+    assert query.returncode == 0, "scons -q: not up to date after a build:\n" + query.stdout
+    third = scons(*args, build_dir=build_dir)
+    assert third.returncode == 0, third.stdout
+    assert actions(third.stdout) == [], "a no-op build did work:\n" + third.stdout
+
+
+def test_new_weights_rebuild_only_the_model(first_build, build_dir, mlp_copy):
+    model, inputs = mlp_copy
+    model.write_bytes(with_new_weights(MLP.read_bytes()))
+    result = scons("--debug=explain", "board=qemu", "embed=incbin", "model=%s" % model,
+                   "inputs=%s" % inputs, "run", build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    assert re.search(r"^Exit status: 0$", result.stdout, re.M), result.stdout
+
+    done = actions(result.stdout)
+    kinds = {kind for kind, _ in done}
+    assert not kinds & {"Compiling", "Generating", "Archiving", "Indexing", "Installing"}, (
+        "new weights rebuilt more than the model:\n" + result.stdout)
+    # Only the embedded model (embed=incbin: an assembler file) and the firmware.
+    assert kinds <= {"Assembling", "Writing", "Creating", "Linking", "Size", "Hex"}, (
+        result.stdout)
+    assert [t for kind, t in done
+            if kind in ("Writing", "Creating") and "/mlp/model." not in t] == [], result.stdout
+    assert any(kind == "Assembling" and "/mlp/model." in target for kind, target in done), (
+        "the model object was not rebuilt:\n" + result.stdout)
+    assert any(kind == "Linking" for kind, _ in done), result.stdout
+
+    rebuilt = EXPLAIN_LINE.findall(result.stdout)
+    unexpected = [t for t in rebuilt
+                  if not re.search(r"/mlp/(model\.\w+|executor_runner\.(elf|map|hex|size\.txt))$"
+                                   r"|^run$", t)]
+    assert not unexpected, "rebuilt besides the model and firmware: %s\n%s" % (
+        unexpected, result.stdout)
+
+    # Negated weights give other outputs: the new model is the one that ran.
+    assert output_lines(result.stdout), result.stdout
+    assert output_lines(result.stdout) != output_lines(first_build.stdout), (
+        "same outputs with new weights: the old model was linked?\n" + result.stdout)
+
+
+@pytest.mark.parametrize("ops", ["aten::not_an_op.out", "aten::add.out,aten::not_an_op.out"])
+def test_unknown_operator_fails_cleanly(ops, et_root, build_dir):
+    result = scons("board=qemu", "model=%s" % (MODELS / "add.pte"), "ops=%s" % ops,
+                   build_dir=build_dir)
+    assert result.returncode != 0, result.stdout
+    assert "aten::not_an_op.out" in result.stdout, result.stdout
+    assert "Traceback" not in result.stdout, result.stdout
+    assert not actions(result.stdout), "built something before failing:\n" + result.stdout
+
+
+def test_operator_outside_portable_builds_and_runs_or_fails_at_build_time(et_root, build_dir,
+                                                                           tmp_path):
+    """qmlp needs quantized_decomposed::*: a build that succeeds must run it."""
+    if not QMLP.is_file():
+        pytest.skip("quantized/qmlp.pte not found")
+    entry = json.loads((QMLP.parent / "manifest.json").read_text())["qmlp"]
+    inputs = tmp_path / "qmlp-inputs.json"
+    inputs.write_text(json.dumps(entry["inputs"]))
+    result = scons("board=qemu", "model=%s" % QMLP, "inputs=%s" % inputs, "run",
+                   build_dir=build_dir)
+    assert "Traceback" not in result.stdout, result.stdout
+    if result.returncode != 0 and not re.search(r"^Running ", result.stdout, re.M):
+        # Refused at build time: it must say which operator.
+        assert "quantized_decomposed::" in result.stdout, result.stdout
+        return
+    assert result.returncode == 0, result.stdout
+    assert re.search(r"^Exit status: 0$", result.stdout, re.M), result.stdout
