@@ -9,6 +9,7 @@ import atexit
 import os
 import subprocess
 import sys
+import tempfile
 
 import SCons.Errors
 from SCons.Action import Action
@@ -18,13 +19,16 @@ def _run(target, source, env):
     board = env["BOARD_MODULE"]
     elf, hexfile = str(source[0]), str(source[1])
     model = [str(node) for node in source[2:]] or None   # external model: hex, bin
-    argv = board.run_command(elf, hexfile, env, model=model)
-    if argv is None:
-        raise SCons.Errors.UserError(board.NO_RUNNER_MESSAGE)
-    if env.get("verbose"):
-        print(" ".join(argv))
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          stdin=subprocess.DEVNULL, text=True, errors="replace")
+    # Simulators may leave files in their working directory: give them a scratch one.
+    with tempfile.TemporaryDirectory(prefix="corev-run-") as workdir:
+        argv = board.run_command(elf, hexfile, env, workdir, model=model)
+        if argv is None:
+            raise SCons.Errors.UserError(board.NO_RUNNER_MESSAGE)
+        if env.get("verbose"):
+            print(" ".join(argv))
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, text=True, errors="replace",
+                              cwd=workdir)
     sys.stdout.write(proc.stdout)
     result = board.parse_run(proc.stdout, proc.returncode)
     if result.cycles is not None:

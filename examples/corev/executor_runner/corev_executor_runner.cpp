@@ -266,6 +266,8 @@ Error prepare_inputs(Method& method) {
 }  // namespace
 
 int main() {
+  // mcycle counts from the start of crt0 (it clears mcountinhibit).
+  print_cycles("startup", board_cycles());
   executorch::runtime::runtime_init();
 
 #if RUNNER_LIST_BACKENDS

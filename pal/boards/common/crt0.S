@@ -36,7 +36,10 @@ _start:
 #endif
     csrw mtvec, t0
 
-    /* CV32E40P inhibits mcycle/minstret after reset; count from here on. */
+    /* CV32E40P inhibits mcycle/minstret after reset; count from here on, from zero
+       (QEMU's counter starts at machine start-up, not at reset). */
+    csrw mcycle, zero
+    csrw mcycleh, zero
     csrw mcountinhibit, zero
 
     /* .data: copy from its load address when that differs (image in flash). */

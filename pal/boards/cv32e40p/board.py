@@ -5,6 +5,7 @@
 the testbench prints "EXIT SUCCESS" or "EXIT FAILURE" with the simulated time.
 """
 
+import os
 import re
 
 from etcorev.boards import Region, RunResult
@@ -35,26 +36,25 @@ NO_RUNNER_MESSAGE = (
     "use board=qemu.")
 
 
-def run_command(elf, hexfile, env, model=None):
+def run_command(elf, hexfile, env, workdir, model=None):
     simulator = env.get("verilator_model", "")
     if not simulator:
         return None
-    # The testbench loads one file; $readmemh takes several @address blocks, so the
-    # external model's hex is appended to a copy of the firmware hex.
-    if model:
-        combined = hexfile[:-len(".hex")] + ".with-model.hex"
-        with open(combined, "w", newline="") as out:
-            for part in (hexfile, model[0]):
-                with open(part, newline="") as f:
-                    out.write(f.read())
-        hexfile = combined
-    return [simulator, "+firmware=" + hexfile]
+    # The testbench reads +firmware= into a 128-character buffer and writes a 3 MiB
+    # memory_dump.bin into its working directory: run it in workdir (a scratch
+    # directory) on a copy with a short name. $readmemh takes several @address blocks,
+    # so an external model's hex is appended to that copy.
+    with open(os.path.join(workdir, "firmware.hex"), "w", newline="") as out:
+        for part in [hexfile] + ([model[0]] if model else []):
+            with open(part, newline="") as f:
+                out.write(f.read())
+    return [os.path.abspath(simulator), "+firmware=firmware.hex"]
 
 
 # "TOP.tb_top_verilator @ 1234560: EXIT SUCCESS" or, for non-zero values,
 # "TOP.tb_top_verilator @ 3: EXIT FAILURE: 1234560" (value and time swapped).
 _SUCCESS = re.compile(r"@ (\d+): EXIT SUCCESS")
-_FAILURE = re.compile(r"@ (\d+): EXIT FAILURE: (\d+)")
+_FAILURE = re.compile(r"@ (\d+): EXIT FAILURE:\s*(\d+)")
 PS_PER_CYCLE = 10
 
 

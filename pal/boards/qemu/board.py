@@ -5,7 +5,7 @@ a byte stored to it without set-up, and the sifive_test device at 0x100000 ends 
 with the program's exit status.
 """
 
-import re
+import os
 import shutil
 
 from etcorev.boards import Region, RunResult
@@ -35,15 +35,15 @@ NO_RUNNER_MESSAGE = (
     "(./setup.sh does this).")
 
 
-def run_command(elf, hexfile, env, model=None):
+def run_command(elf, hexfile, env, workdir, model=None):
     qemu = shutil.which("qemu-system-riscv32")
     if not qemu:
         return None
     argv = [qemu, "-M", "virt", "-bios", "none", "-nographic", "-m", "%dM" % RAM_MIB,
-            "-icount", "shift=0", "-kernel", elf]
+            "-icount", "shift=0", "-kernel", os.path.abspath(elf)]
     if model:
         # The external model's raw image goes to the model region by QEMU's loader.
-        argv += ["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (model[1], MODEL_ORIGIN)]
+        argv += ["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (os.path.abspath(model[1]), MODEL_ORIGIN)]
     return argv
 
 
