@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
 done
 
 APT_PACKAGES="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
-  gcc-12-source flatbuffers-compiler libflatbuffers-dev python3-venv xz-utils make"
+  gcc-12-source flatbuffers-compiler libflatbuffers-dev python3-venv xz-utils make xxd"
 missing=""
 for package in $APT_PACKAGES; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \

@@ -1,0 +1,79 @@
+"""The executor runner's build options: embedding routes, external (XIP) model, backend
+registration, alignment. Needs an ExecuTorch tree; runs in QEMU."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from sconsrun import REPO, scons
+
+ADD = REPO / "examples" / "models" / "add.pte"
+needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
+                                reason="qemu-system-riscv32 missing (./setup.sh installs it)")
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("runner")
+
+
+def outputs(text):
+    return re.findall(r"^Output \d+: .*$", text, re.M)
+
+
+@needs_qemu
+@pytest.mark.parametrize("embed", ["incbin", "xxd"])
+def test_embedding_routes_run_the_model(et_root, build_dir, embed):
+    result = scons("board=qemu", "model=%s" % ADD, "embed=%s" % embed, "run", build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    assert outputs(result.stdout) == ["Output 0: float32[5] 2,2,2,2,2"]
+
+
+@pytest.mark.skipif(not shutil.which("xxd"), reason="xxd not installed")
+def test_xxd_route_writes_what_xxd_writes(et_root, build_dir):
+    result = scons("board=qemu", "model=%s" % ADD, "embed=xxd", build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    inc = next(build_dir.rglob("add/model.pte.inc"))
+    expected = subprocess.run(["xxd", "-i"], input=ADD.read_bytes(), capture_output=True,
+                              check=True).stdout.decode()
+    assert inc.read_text() == expected
+
+
+@needs_qemu
+def test_backend_is_registered(et_root, build_dir):
+    result = scons("board=qemu", "model=%s" % ADD, "run", build_dir=build_dir)
+    assert "Backend: CoreVBackend" in result.stdout, result.stdout
+
+
+@needs_qemu
+def test_external_model_runs_from_its_region(et_root, build_dir):
+    result = scons("board=qemu", "model=%s" % ADD, "model_placement=external", "run",
+                   build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    assert outputs(result.stdout) == ["Output 0: float32[5] 2,2,2,2,2"]
+    variant = next(build_dir.glob("qemu-*-xip"))
+    # The model is not in the image: it comes as its own hex/bin for the model region.
+    elf = (variant / "add" / "executor_runner.elf").read_bytes()
+    assert ADD.read_bytes()[:64] not in elf
+    model_hex = (variant / "add" / "executor_runner.model.hex").read_text()
+    assert model_hex.startswith("@83000000")
+
+
+@pytest.mark.parametrize("value", ["8", "24", "abc"])
+def test_bad_model_alignment_is_refused(et_root, build_dir, value):
+    result = scons("board=qemu", "model=%s" % ADD, "model_align=%s" % value, build_dir=build_dir)
+    assert result.returncode != 0
+    assert "model_align must be a power of two" in result.stdout
+    assert "Traceback" not in result.stdout
+
+
+def test_model_alignment_is_applied(et_root, build_dir):
+    result = scons("board=cv32e40p", "model=%s" % ADD, "model_align=256", build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    elf = next(build_dir.glob("cv32e40p-*/add/executor_runner.elf"))
+    nm = shutil.which("riscv64-unknown-elf-nm") or shutil.which("riscv32-corev-elf-nm")
+    symbols = subprocess.run([nm, str(elf)], capture_output=True, text=True, check=True).stdout
+    address = int(re.search(r"^([0-9a-f]+) \w model_pte$", symbols, re.M).group(1), 16)
+    assert address % 256 == 0
