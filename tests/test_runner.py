@@ -77,3 +77,18 @@ def test_model_alignment_is_applied(et_root, build_dir):
     symbols = subprocess.run([nm, str(elf)], capture_output=True, text=True, check=True).stdout
     address = int(re.search(r"^([0-9a-f]+) \w model_pte$", symbols, re.M).group(1), 16)
     assert address % 256 == 0
+
+
+def test_install_layout_and_clean(et_root, build_dir, tmp_path):
+    install_dir = tmp_path / "install"
+    result = scons("board=cv32e40p", "model=%s" % ADD, "install_dir=%s" % install_dir, "install",
+                   build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    names = sorted(p.name for p in install_dir.iterdir())
+    assert names == ["executor_runner.elf", "executor_runner.hex", "executor_runner.map"]
+    variant_hex = next(build_dir.glob("cv32e40p-*/add/executor_runner.hex"))
+    assert (install_dir / "executor_runner.hex").read_bytes() == variant_hex.read_bytes()
+    result = scons("-c", "board=cv32e40p", "model=%s" % ADD, "install_dir=%s" % install_dir,
+                   "install", build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    assert not list(install_dir.glob("executor_runner.*"))

@@ -129,22 +129,3 @@ def test_unknown_operator_fails_cleanly(ops, et_root, build_dir):
     assert "aten::not_an_op.out" in result.stdout, result.stdout
     assert "Traceback" not in result.stdout, result.stdout
     assert not actions(result.stdout), "built something before failing:\n" + result.stdout
-
-
-def test_operator_outside_portable_builds_and_runs_or_fails_at_build_time(et_root, build_dir,
-                                                                           tmp_path):
-    """qmlp needs quantized_decomposed::*: a build that succeeds must run it."""
-    if not QMLP.is_file():
-        pytest.skip("quantized/qmlp.pte not found")
-    entry = json.loads((QMLP.parent / "manifest.json").read_text())["qmlp"]
-    inputs = tmp_path / "qmlp-inputs.json"
-    inputs.write_text(json.dumps(entry["inputs"]))
-    result = scons("board=qemu", "model=%s" % QMLP, "inputs=%s" % inputs, "run",
-                   build_dir=build_dir)
-    assert "Traceback" not in result.stdout, result.stdout
-    if result.returncode != 0 and not re.search(r"^Running ", result.stdout, re.M):
-        # Refused at build time: it must say which operator.
-        assert "quantized_decomposed::" in result.stdout, result.stdout
-        return
-    assert result.returncode == 0, result.stdout
-    assert re.search(r"^Exit status: 0$", result.stdout, re.M), result.stdout

@@ -28,6 +28,7 @@ from etcorev import etsources
 from etcorev.errors import BuildSetupError
 
 SUPPORTED_VERSIONS = ("1.4.1", "1.0.0")
+MIN_VERSION = (1, 0, 0)        # older trees are refused; newer untested ones get a warning
 LOG_LEVELS = {"Debug": "Debug", "Info": "Info", "Error": "Error", "Fatal": "Fatal"}
 # Kernel registry slots on v1.0, which has no gen_max_kernel_num: enough for the prim
 # ops and a model's kernels without the default 2000 slots (~24 KiB of RAM).
@@ -80,6 +81,8 @@ def _torchgen_dir():
 
 
 def _gen_registration(target, source, env):
+    """codegen.gen for one kernel library: source[1] is its yaml, passed with
+    $ET_YAML_FLAG (--functions-yaml-path or --custom-ops-yaml-path)."""
     out_dir = os.path.dirname(target[0].abspath)
     tags = os.path.join(_torchgen_dir(), "packaged", "ATen", "native")
     args = ["codegen.gen", "--source-path=" + os.path.join(env["ET_ROOT"], "codegen"),
@@ -87,13 +90,15 @@ def _gen_registration(target, source, env):
             "--tags-path=" + os.path.join(tags, "tags.yaml"),
             "--aten-yaml-path=" + os.path.join(tags, "native_functions.yaml"),
             "--op-selection-yaml-path=" + source[0].abspath,
-            "--functions-yaml-path=" + source[1].abspath]
+            env["ET_YAML_FLAG"] + "=" + source[1].abspath]
     _python_command(env, target, args, env["ET_ROOT"])
 
 
 def _gen_max_kernel_num(target, source, env):
-    args = ["codegen.tools.gen_max_kernel_num", "--oplist-yaml=" + source[0].abspath,
-            "--prim-ops-source=" + source[1].abspath, "--output-path=" + target[0].abspath]
+    """source: the prim ops source, then every library's selected_operators.yaml."""
+    args = ["codegen.tools.gen_max_kernel_num"]
+    args += ["--oplist-yaml=" + node.abspath for node in source[1:]]
+    args += ["--prim-ops-source=" + source[0].abspath, "--output-path=" + target[0].abspath]
     _python_command(env, target, args, env["ET_ROOT"])
 
 
@@ -106,11 +111,17 @@ def _gen_op_variants(target, source, env):
 REGISTRATION_OUTPUTS = ("RegisterCodegenUnboxedKernelsEverything.cpp",
                         "RegisterCodegenUnboxedKernels_0.cpp", "Functions.h",
                         "NativeFunctions.h", "RegisterKernels.h")
+# With a custom_ops.yaml codegen also writes the ahead-of-time (PyTorch) registration.
+CUSTOM_OPS_OUTPUTS = ("CustomOpsNativeFunctions.h", "RegisterCPUCustomOps.cpp",
+                      "RegisterCPUStub.cpp", "RegisterSchema.cpp")
 
 
 def _registration_emitter(target, source, env):
     out_dir = target[0].dir
-    return [out_dir.File(name) for name in REGISTRATION_OUTPUTS], source
+    names = REGISTRATION_OUTPUTS
+    if env["ET_YAML_FLAG"] == "--custom-ops-yaml-path":
+        names += CUSTOM_OPS_OUTPUTS
+    return [out_dir.File(name) for name in names], source
 
 
 def _flatbuffers_config(root):
@@ -175,24 +186,23 @@ def ExecuTorchSchema(env):
     return schema
 
 
-def ExecuTorchRegistration(env, out_dir, selection):
-    """Codegen for a model's operators; selection is the gen_oplist ops_dict or "all".
-    Returns (registration .cpp, selected_operators.yaml, include dir with the headers)."""
+def ExecuTorchRegistration(env, out_dir, selection, yaml, yaml_flag):
+    """Codegen for one kernel library; selection is the gen_oplist ops_dict or "all".
+    Returns (codegen outputs, the first being the registration .cpp; selected_operators.yaml)."""
     value = env.Value(json.dumps(selection, sort_keys=True))
     oplist = env.Command(os.path.join(out_dir, "selected_operators.yaml"), value,
                          Action(_gen_oplist, "$GENCOMSTR"))
-    functions_yaml = os.path.join(env["ET_ROOT"], "kernels", "portable", "functions.yaml")
     registration = env.ETRegistration(os.path.join(out_dir, REGISTRATION_OUTPUTS[0]),
-                                      [oplist[0], functions_yaml])
+                                      [oplist[0], yaml], ET_YAML_FLAG=yaml_flag)
     return registration, oplist[0]
 
 
-def ExecuTorchMaxKernelNum(env, out_dir, oplist):
+def ExecuTorchMaxKernelNum(env, out_dir, oplists):
     """The kernel registry sized for the selection (v1.4), as an include directory."""
     prim_ops = os.path.join(env["ET_ROOT"], "kernels", "prim_ops", "register_prim_ops.cpp")
     header = os.path.join(out_dir, "executorch", "runtime", "kernel",
                           "selected_max_kernel_num.h")
-    return env.Command(header, [oplist, prim_ops], Action(_gen_max_kernel_num, "$GENCOMSTR"))
+    return env.Command(header, [prim_ops] + list(oplists), Action(_gen_max_kernel_num, "$GENCOMSTR"))
 
 
 def ExecuTorchOpVariants(env, out_dir, oplist):
@@ -206,6 +216,12 @@ def generate(env):
         version = etsources.check_tree(root)
     except etsources.ETSourceError as error:
         raise BuildSetupError(str(error))
+    if version and tuple(int(n) for n in version.split(".")) < MIN_VERSION:
+        raise BuildSetupError(
+            "ExecuTorch %s at %s is too old: this build needs ExecuTorch %s or newer "
+            "(tested: %s). Check out v%s there, or point executorch= at a newer tree."
+            % (version, root, ".".join(map(str, MIN_VERSION)), ", ".join(SUPPORTED_VERSIONS),
+               SUPPORTED_VERSIONS[0]))
     if version not in SUPPORTED_VERSIONS:
         print("scons: warning: ExecuTorch %s at %s is not a tested version (tested: %s); "
               "building anyway." % (version or "of unknown version", root,
@@ -240,7 +256,8 @@ def generate(env):
         CXXFLAGS=["-Wno-deprecated-declarations"],
     )
     env["BUILDERS"]["ETRegistration"] = Builder(
-        action=Action(_gen_registration, "$GENCOMSTR"), emitter=_registration_emitter)
+        action=Action(_gen_registration, "$GENCOMSTR", varlist=["ET_YAML_FLAG"]),
+        emitter=_registration_emitter)
     env.AddMethod(ExecuTorchSchema)
     env.AddMethod(ExecuTorchRegistration)
     env.AddMethod(ExecuTorchMaxKernelNum)
