@@ -77,3 +77,12 @@ def test_ram_overflow_fails_with_size_message(tmp_path, board):
     assert "Traceback" not in result.stdout
     # No hex is made from an image that does not fit.
     assert not list(tmp_path.rglob("overflow.hex"))
+
+
+@needs_qemu
+def test_cxx_fixture_runs_with_the_fpu(tmp_path):
+    """isa=rv32imfc: the ilp32f libraries, and startup switches the FPU on."""
+    result = scons("board=qemu", "isa=rv32imfc", "app=tests/fixtures/cxx_smoke", "run",
+                   build_dir=tmp_path)
+    assert "area: 2.25" in result.stdout, result.stdout
+    assert result.returncode == 7

@@ -3,8 +3,9 @@
 
    Board macros (set by the board module through CPPDEFINES):
      BOARD_VECTORS_FIRST  the vector table sits at the image origin and _start
-                          128 bytes later (CV32E40P: boot address 0x80); otherwise
-                          _start is at the origin (QEMU virt jumps to DRAM base). */
+                          128 bytes later (CV32E40P: boot address 0x80), mtvec in
+                          vectored mode; otherwise _start is at the origin (QEMU virt
+                          jumps to DRAM base) and every trap goes to __trap_entry. */
 
     .section .text.boot, "ax", @progbits
     .option push
@@ -35,6 +36,12 @@ _start:
     la t0, __trap_entry
 #endif
     csrw mtvec, t0
+
+#ifdef __riscv_flen
+    /* An FPU (isa=rv32imfc) is off after reset: set mstatus.FS to Initial. */
+    li t0, 0x2000
+    csrs mstatus, t0
+#endif
 
     /* CV32E40P inhibits mcycle/minstret after reset; count from here on, from zero
        (QEMU's counter starts at machine start-up, not at reset). */
@@ -96,12 +103,6 @@ _start:
     call exit
 11: j 11b
     .size _start, . - _start
-
-#ifndef BOARD_VECTORS_FIRST
-    .balign 256
-    .globl __vectors
-__vectors:
-#endif
 
     /* Any trap or interrupt: report it and end the program. */
     .balign 4
