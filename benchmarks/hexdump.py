@@ -21,9 +21,7 @@ outputs differ, 2 if too slow.
 
 import argparse
 import os
-import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,6 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "site_scons"))
 
 from etcorev import elfout  # noqa: E402
+from machine import host_rows, median, print_rows, tool_version  # noqa: E402
 
 CROSS = "riscv64-unknown-elf-"
 AS, LD, OBJCOPY = CROSS + "as", CROSS + "ld", CROSS + "objcopy"
@@ -48,22 +47,6 @@ _start:
 blob:
     .incbin "blob.bin"
 """
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def tool_version(tool: str) -> str:
-    out = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
-    return out.splitlines()[0] if out else "?"
 
 
 def make_elf(workdir: Path, size: int) -> Path:
@@ -129,25 +112,16 @@ def main() -> int:
             t_cli.append(timed(ours_cli))
 
         same = ours_out.read_bytes() == ref_out.read_bytes() == cli_out.read_bytes()
-        m_ours, m_obj, m_cli = (statistics.median(t) for t in (t_ours, t_objcopy, t_cli))
+        m_ours, m_obj, m_cli = (median(t) for t in (t_ours, t_objcopy, t_cli))
         ratio = m_ours / m_obj
 
-        try:
-            usable = len(os.sched_getaffinity(0))
-        except AttributeError:
-            usable = os.cpu_count()
-        rows = [
-            ("CPU", cpu_model()),
-            ("cores", "%s (usable %s)" % (os.cpu_count(), usable)),
-            ("python", "%s %s" % (platform.python_implementation(), platform.python_version())),
+        rows = host_rows() + [
             ("objcopy", tool_version(OBJCOPY)),
             ("ELF", "%.2f MiB of .rodata, %d bytes" % (args.mib, elf.stat().st_size)),
             ("hex output", "%d bytes" % ref_out.stat().st_size),
             ("runs", "%d each, median" % args.runs),
         ]
-        w = max(len(k) for k, _ in rows)
-        for k, v in rows:
-            print("%-*s  %s" % (w, k, v))
+        print_rows(rows)
         print()
         print("%-38s %10s %10s %10s" % ("", "median ms", "min ms", "x objcopy"))
         for name, ts in (
@@ -155,7 +129,7 @@ def main() -> int:
             ("elfout.write_verilog_hex (in-process)", t_ours),
             ("elfout via new python (subprocess)", t_cli),
         ):
-            med = statistics.median(ts)
+            med = median(ts)
             print("%-38s %10.1f %10.1f %10.2f" % (name, med * 1e3, min(ts) * 1e3, med / m_obj))
         print()
         print("outputs identical: %s" % ("yes" if same else "NO"))
