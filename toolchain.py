@@ -135,7 +135,8 @@ def configure(env):
                   "-fno-threadsafe-statics"],
         CPPDEFINES=opt_defines,
         LINKFLAGS=target_flags + opt_flags + ["-nostartfiles", "-static"]
-        + (["-flto"] if lto_enabled(env) else []),
+        # auto: LTRANS jobs in parallel, without lto-wrapper's warning on each link.
+        + (["-flto=auto"] if lto_enabled(env) else []),
         LIBS=["stdc++", "m"],
     )
     # Section GC always except Debug (picolibc.specs asks for it: undo it there).
