@@ -86,3 +86,18 @@ def test_cxx_fixture_runs_with_the_fpu(tmp_path):
                    build_dir=tmp_path)
     assert "area: 2.25" in result.stdout, result.stdout
     assert result.returncode == 7
+
+
+def test_intel_hex_and_binary_outputs(tmp_path):
+    result = scons("board=cv32e40p", "app=tests/fixtures/cxx_smoke", "outputs=ihex,bin",
+                   build_dir=tmp_path)
+    assert result.returncode == 0, result.stdout
+    variant = tmp_path / "cv32e40p-release-logoff-rv32imc" / "app-cxx_smoke"
+    objcopy = shutil.which("riscv64-unknown-elf-objcopy") or shutil.which("riscv32-corev-elf-objcopy")
+    reference = tmp_path / "objcopy.bin"
+    subprocess.run([objcopy, "-O", "binary", str(variant / "cxx_smoke.elf"), str(reference)],
+                   check=True)
+    assert (variant / "cxx_smoke.bin").read_bytes() == reference.read_bytes()
+    from intelhex import IntelHex
+    image = IntelHex(str(variant / "cxx_smoke.ihex"))
+    assert image.tobinstr(start=0, size=len(reference.read_bytes())) == reference.read_bytes()

@@ -32,6 +32,12 @@ def option_help(opts, env):
     lines = []
     for opt in opts.options:
         text, values = opt.help, None
+        listed = re.match(r"(.*?)\s+\(all\|none\|comma-separated list of names\)\s+"
+                          r"allowed names: (.*)$", text, re.S)
+        if listed:                                 # ListVariable
+            text = listed.group(1)
+            opt_names = listed.group(2).split()
+            text += " (a comma-separated list of: %s; or all, none)" % ", ".join(opt_names)
         match = re.match(r"(.*) \(([^()|]+(?:\|[^()|]+)+)\)$", text, re.S)
         if match:                                  # EnumVariable/BoolVariable: "(a|b|c)"
             text, values = match.group(1), match.group(2).split("|")

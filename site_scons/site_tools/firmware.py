@@ -37,8 +37,14 @@ def Firmware(env, target_base, objects, whole_archive=(), libs=()):
     # The hex is made only from an image that fits the board.
     hexfile = env.VerilogHex(target_base + ".hex", elf)
     env.Depends(hexfile, size)
+    extra = []
+    if "ihex" in env.get("outputs", []):
+        extra += env.IntelHex(target_base + ".ihex", elf)
+    if "bin" in env.get("outputs", []):
+        extra += env.RawBinary(target_base + ".bin", elf)
+    env.Depends(extra, size)
     return {"elf": elf, "map": map_file, "hex": hexfile[0], "size": size[0],
-            "all": [elf, map_file, hexfile, size]}
+            "all": [elf, map_file, hexfile, size] + extra}
 
 
 def generate(env):
