@@ -19,7 +19,7 @@ what the program names and what kernels/custom_ops.yaml registers for the firmwa
 """
 
 import argparse
-import json
+import importlib.util
 import random
 import sys
 from pathlib import Path
@@ -120,29 +120,18 @@ def export():
     return bytes(program.buffer), description
 
 
-def _json_text(value, indent=0):
-    """JSON with one entry per line, lists of numbers or strings on one line (the form of
-    examples/models/*.json)."""
-    pad = " " * (indent + 1)
-    if isinstance(value, dict):
-        items = [f"{pad}{json.dumps(k)}: {_json_text(v, indent + 1)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
-    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
-        items = [pad + _json_text(v, indent + 1) for v in value]
-        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
-    return json.dumps(value)
-
-
 def write(out_dir):
     """Exports into out_dir as scaled_add.pte and scaled_add.json; returns the two paths."""
     pte, description = export()
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    pte_path = out_dir / f"{NAME}.pte"
-    json_path = out_dir / f"{NAME}.json"
-    pte_path.write_bytes(pte)
-    json_path.write_text(_json_text(description) + "\n")
-    return pte_path, json_path
+    return _model_export().write_files(NAME, pte, description, out_dir)
+
+
+def _model_export():
+    """examples/models/export.py, whose file layout (and JSON form) this example shares."""
+    spec = importlib.util.spec_from_file_location("model_export", HERE.parent / "models" / "export.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main(argv=None):

@@ -116,6 +116,11 @@ def _json_text(value, indent=0):
 def write_model(name, out_dir):
     """Exports `name` into out_dir as <name>.pte and <name>.json; returns the two paths."""
     pte, description = export_model(name)
+    return write_files(name, pte, description, out_dir)
+
+
+def write_files(name, pte, description, out_dir):
+    """<name>.pte and <name>.json (inputs, outputs, operators) in out_dir."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pte_path = out_dir / f"{name}.pte"

@@ -8,7 +8,7 @@ import SCons.Util
 
 class BuildDirCache(SCons.CacheDir.CacheDir):
     """SCons keys a cached file by its inputs and its path from the top directory, so
-    build_dir=/tmp/a and build_dir=/tmp/b, or two checkouts with an absolute build_dir,
+    build_dir=out/a and build_dir=out/b, or two checkouts with an absolute build_dir,
     never share. This keys files inside $BUILD_DIR by their path within it (the
     variant directory and below) instead; the path stays in the key because the
     targets of one action (ELF and map) have the same inputs."""
