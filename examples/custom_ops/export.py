@@ -83,14 +83,6 @@ def example_inputs():
     return x, y
 
 
-def _tensor_entry(tensor):
-    return {
-        "dtype": str(tensor.dtype).removeprefix("torch."),
-        "shape": list(tensor.shape),
-        "values": tensor.flatten().tolist(),
-    }
-
-
 def export():
     """Returns (pte bytes, description dict)."""
     from executorch.exir import EdgeCompileConfig, to_edge
@@ -107,17 +99,7 @@ def export():
     edge = to_edge(exported, compile_config=EdgeCompileConfig(_check_ir_validity=False))
     program = edge.to_executorch()
 
-    operators = sorted({
-        f"{op.name}.{op.overload}" if op.overload else op.name
-        for plan in program.executorch_program.execution_plan
-        for op in plan.operators
-    })
-    description = {
-        "inputs": [_tensor_entry(t) for t in inputs],
-        "outputs": [_tensor_entry(expected)],
-        "operators": operators,
-    }
-    return bytes(program.buffer), description
+    return bytes(program.buffer), _model_export().describe(program, inputs, [expected])
 
 
 def write(out_dir):

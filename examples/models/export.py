@@ -87,17 +87,21 @@ def export_model(name):
     exported = torch.export.export(module, inputs)
     program = to_edge_transform_and_lower(exported).to_executorch()
 
+    return bytes(program.buffer), describe(program, inputs, expected)
+
+
+def describe(program, inputs, outputs):
+    """The .json beside a .pte: inputs, eager outputs, the program's operators."""
     operators = sorted({
         f"{op.name}.{op.overload}" if op.overload else op.name
         for plan in program.executorch_program.execution_plan
         for op in plan.operators
     })
-    description = {
+    return {
         "inputs": [_tensor_entry(t) for t in inputs],
-        "outputs": [_tensor_entry(t) for t in expected],
+        "outputs": [_tensor_entry(t) for t in outputs],
         "operators": operators,
     }
-    return bytes(program.buffer), description
 
 
 def _json_text(value, indent=0):

@@ -96,30 +96,16 @@ SizeReportAction = SCons.Action.Action(
     _size_report, "$SIZEREPORTCOMSTR", varlist=["MEMORY_REGIONS"]
 )
 
-VerilogHexBuilder = SCons.Builder.Builder(
-    action=VerilogHexAction,
-    suffix="$VERILOGHEXSUFFIX",
-    src_suffix=".elf",
-    single_source=True,
-)
-IntelHexBuilder = SCons.Builder.Builder(
-    action=IntelHexAction,
-    suffix="$INTELHEXSUFFIX",
-    src_suffix=".elf",
-    single_source=True,
-)
-RawBinaryBuilder = SCons.Builder.Builder(
-    action=RawBinaryAction,
-    suffix="$RAWBINARYSUFFIX",
-    src_suffix=".elf",
-    single_source=True,
-)
-SizeReportBuilder = SCons.Builder.Builder(
-    action=SizeReportAction,
-    suffix="$SIZEREPORTSUFFIX",
-    src_suffix=".elf",
-    single_source=True,
-)
+def _elf_builder(action, suffix):
+    """One output file per ELF."""
+    return SCons.Builder.Builder(action=action, suffix=suffix, src_suffix=".elf",
+                                 single_source=True)
+
+
+VerilogHexBuilder = _elf_builder(VerilogHexAction, "$VERILOGHEXSUFFIX")
+IntelHexBuilder = _elf_builder(IntelHexAction, "$INTELHEXSUFFIX")
+RawBinaryBuilder = _elf_builder(RawBinaryAction, "$RAWBINARYSUFFIX")
+SizeReportBuilder = _elf_builder(SizeReportAction, "$SIZEREPORTSUFFIX")
 
 _BUILDERS = {
     "VerilogHex": VerilogHexBuilder,
