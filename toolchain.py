@@ -154,10 +154,3 @@ def configure(env):
         env.Append(CXXFLAGS=flags["CPPFLAGS"], LIBPATH=flags["LIBPATH"])
     return prefix
 
-
-def exists(env):
-    try:
-        find_prefix(env.get("toolchain", ""))
-        return True
-    except BuildSetupError:
-        return False

@@ -15,6 +15,13 @@ needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
                                 reason="qemu-system-riscv32 missing (./setup.sh installs it)")
 
 
+def objcopy(output_format, elf, out):
+    """The toolchain's own objcopy: the reference for our ELF outputs."""
+    tool = shutil.which("riscv64-unknown-elf-objcopy") or shutil.which("riscv32-corev-elf-objcopy")
+    subprocess.run([tool, "-O", output_format, str(elf), str(out)], check=True)
+    return out.read_bytes()
+
+
 @pytest.fixture(scope="module")
 def build_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("pipeline")
@@ -47,11 +54,8 @@ def test_hex_equals_objcopy(build_dir):
     result = scons("board=cv32e40p", "app=tests/fixtures/cxx_smoke", build_dir=build_dir)
     assert result.returncode == 0, result.stdout
     variant = build_dir / "cv32e40p-release-logoff-rv32imc" / "app-cxx_smoke"
-    objcopy = shutil.which("riscv64-unknown-elf-objcopy") or shutil.which("riscv32-corev-elf-objcopy")
-    reference = build_dir / "objcopy.hex"
-    subprocess.run([objcopy, "-O", "verilog", str(variant / "cxx_smoke.elf"), str(reference)],
-                   check=True)
-    assert (variant / "cxx_smoke.hex").read_bytes() == reference.read_bytes()
+    reference = objcopy("verilog", variant / "cxx_smoke.elf", build_dir / "objcopy.hex")
+    assert (variant / "cxx_smoke.hex").read_bytes() == reference
 
 
 @needs_qemu
@@ -95,12 +99,9 @@ def test_intel_hex_and_binary_outputs(tmp_path):
                    build_dir=tmp_path)
     assert result.returncode == 0, result.stdout
     variant = tmp_path / "cv32e40p-release-logoff-rv32imc" / "app-cxx_smoke"
-    objcopy = shutil.which("riscv64-unknown-elf-objcopy") or shutil.which("riscv32-corev-elf-objcopy")
-    reference = tmp_path / "objcopy.bin"
-    subprocess.run([objcopy, "-O", "binary", str(variant / "cxx_smoke.elf"), str(reference)],
-                   check=True)
-    assert (variant / "cxx_smoke.bin").read_bytes() == reference.read_bytes()
+    reference = objcopy("binary", variant / "cxx_smoke.elf", tmp_path / "objcopy.bin")
+    assert (variant / "cxx_smoke.bin").read_bytes() == reference
     from intelhex import IntelHex
     image = IntelHex(str(variant / "cxx_smoke.ihex"))
     image.padding = 0x00          # gaps: objcopy's binary has zeros there
-    assert image.tobinstr(start=0, size=len(reference.read_bytes())) == reference.read_bytes()
+    assert image.tobinstr(start=0, size=len(reference)) == reference

@@ -314,6 +314,11 @@ def _verilog_address(where: int) -> bytes:
     return b"@%08X\r\n" % where
 
 
+def verilog_hex_block(address: int, data) -> bytes:
+    """One block of ``objcopy -O verilog`` text: the @address line, then the bytes."""
+    return _verilog_address(address) + bytes(_hex_lines(data))
+
+
 def _verilog_parts(elf_path) -> list:
     _, loadable = _loadable(_read(elf_path))
     # Same ordering as BFD's verilog_set_section_contents: sections arrive in

@@ -29,7 +29,6 @@ from etcorev.errors import BuildSetupError
 
 SUPPORTED_VERSIONS = ("1.4.1", "1.0.0")
 MIN_VERSION = (1, 0, 0)        # older trees are refused; newer untested ones get a warning
-LOG_LEVELS = {"Debug": "Debug", "Info": "Info", "Error": "Error", "Fatal": "Fatal"}
 # Kernel registry slots on v1.0, which has no gen_max_kernel_num: enough for the prim
 # ops and a model's kernels without the default 2000 slots (~24 KiB of RAM).
 V1_0_MAX_KERNEL_NUM = 64
@@ -129,13 +128,15 @@ def _flatbuffers_config(root):
     tree's third-party/flatbuffers submodule, else Debian's headers, which need
     EXECUTORCH_INTERNAL_FLATBUFFERS. Returns (flatc, include dir or None for Debian's,
     defines)."""
-    candidates = []
+    found = []
     for flatc in (_wheel_flatc(), shutil.which("flatc"), DEBIAN_FLATC):
-        if flatc and os.path.isfile(flatc) and flatc not in candidates:
-            candidates.append(flatc)
-    choices = [(os.path.join(root, "third-party", "flatbuffers", "include"), []),
-               (None, ["EXECUTORCH_INTERNAL_FLATBUFFERS"])]
-    for include_dir, defines in choices:
+        if flatc and os.path.isfile(flatc) and flatc not in found:
+            found.append(flatc)
+    # Each choice asks its likeliest flatc first: usually one `flatc --version` a run.
+    choices = [(os.path.join(root, "third-party", "flatbuffers", "include"), [], found),
+               (None, ["EXECUTORCH_INTERNAL_FLATBUFFERS"],
+                sorted(found, key=lambda flatc: flatc != DEBIAN_FLATC))]
+    for include_dir, defines, candidates in choices:
         headers = os.path.join(include_dir, "flatbuffers") if include_dir else DEBIAN_FLATBUFFERS
         if not os.path.isfile(os.path.join(headers, "base.h")):
             continue
@@ -147,7 +148,7 @@ def _flatbuffers_config(root):
         "No flatc with matching flatbuffers headers: the tree's third-party/flatbuffers "
         "submodule is empty (clone with --recursive) and Debian's flatbuffers are not "
         "installed (`apt-get install flatbuffers-compiler libflatbuffers-dev`, which "
-        "./setup.sh does). Found flatc: %s." % (", ".join(candidates) or "none"))
+        "./setup.sh does). Found flatc: %s." % (", ".join(found) or "none"))
 
 
 def _wheel_flatc():
@@ -198,7 +199,14 @@ def ExecuTorchRegistration(env, out_dir, selection, yaml, yaml_flag):
 
 
 def ExecuTorchMaxKernelNum(env, out_dir, oplists):
-    """The kernel registry sized for the selection (v1.4), as an include directory."""
+    """Size the kernel registry for the selection, for what env compiles
+    (operator_registry.cpp): v1.4 generates selected_max_kernel_num.h under out_dir,
+    which env's include path then finds; v1.0 has no generator and gets MAX_KERNEL_NUM.
+    Returns the generated header (none on v1.0)."""
+    if env["ET_VERSION"] == "1.0.0":
+        env.Append(CPPDEFINES=[("MAX_KERNEL_NUM", V1_0_MAX_KERNEL_NUM)])
+        return []
+    env.Append(CPPPATH=[out_dir])
     prim_ops = os.path.join(env["ET_ROOT"], "kernels", "prim_ops", "register_prim_ops.cpp")
     header = os.path.join(out_dir, "executorch", "runtime", "kernel",
                           "selected_max_kernel_num.h")
@@ -242,7 +250,7 @@ def generate(env):
                ("ET_LOG_ENABLED", 0 if env["logging"] == "Off" else 1),
                ("ET_ENABLE_PROGRAM_VERIFICATION", 1 if env["BUILD_TYPE"] == "Debug" else 0)]
     if env["logging"] != "Off":
-        defines.append(("ET_MIN_LOG_LEVEL", LOG_LEVELS[env["logging"]]))
+        defines.append(("ET_MIN_LOG_LEVEL", env["logging"]))   # a token: Debug, Info, ...
     if version != "1.0.0":
         defines.append(("ET_ENABLE_DEPRECATED_CONSTANT_BUFFER", 0))
     defines += flatbuffers_defines

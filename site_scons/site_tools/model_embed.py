@@ -20,6 +20,8 @@ import subprocess
 from SCons.Action import Action
 from SCons.Builder import Builder
 
+from etcorev import elfout
+
 XXD_BYTES_PER_LINE = 12
 
 
@@ -89,14 +91,6 @@ def model_image(data):
     return MODEL_HEADER_MAGIC + struct.pack("<I", len(data)) + bytes(8) + data
 
 
-def verilog_hex(address, data):
-    """`objcopy -O verilog` text for one block: @address, 16 bytes a line, CRLF."""
-    lines = ["@%08X" % address]
-    for start in range(0, len(data), 16):
-        lines.append(" ".join("%02X" % b for b in data[start:start + 16]))
-    return "\r\n".join(lines) + "\r\n"
-
-
 def _write_model_image(target, source, env):
     with open(source[0].abspath, "rb") as f:
         image = model_image(f.read())
@@ -106,8 +100,8 @@ def _write_model_image(target, source, env):
         raise BuildError(node=target[0], errstr="the model (%d bytes) does not fit the board's "
                          "model region (%d bytes at 0x%08x)" % (len(image), region.length,
                                                                  region.origin))
-    with open(target[0].abspath, "w", newline="") as f:
-        f.write(verilog_hex(region.origin, image))
+    with open(target[0].abspath, "wb") as f:
+        f.write(elfout.verilog_hex_block(region.origin, image))
     with open(target[1].abspath, "wb") as f:
         f.write(image)
 

@@ -100,9 +100,6 @@ class BuildProgress:
         return "" if percent is None else "[%3d%%] " % percent
 
 
-PROGRESS = BuildProgress()
-
-
 def _short_path(env, node):
     path = node.get_abspath() if hasattr(node, "get_abspath") else str(node)
     top = env.Dir("#").abspath
@@ -125,10 +122,6 @@ def _quiet_target(target, source, env, for_signature):
     return _short_path(env, target[0]) if target else ""
 
 
-def _quiet_progress(target, source, env, for_signature):
-    return PROGRESS.prefix(target[0]) if target else ""
-
-
 def _quiet_textfile(env):
     """Textfile says "Creating 'path'" whatever $TEXTFILECOMSTR says: give it an action
     that uses it (the same function and varlist, so the same signature)."""
@@ -148,11 +141,13 @@ def generate(env):
         return
     env["QUIET_SOURCE"] = _quiet_source
     env["QUIET_TARGET"] = _quiet_target
-    env["QUIET_PROGRESS"] = _quiet_progress
+    progress = BuildProgress()
+    env["QUIET_PROGRESS"] = lambda target, source, env, for_signature: (
+        progress.prefix(target[0]) if target else "")
     for name, message in MESSAGES.items():
         env[name] = "${QUIET_PROGRESS}" + message
     _quiet_textfile(env)
-    SCons.Script.Progress(PROGRESS)
+    SCons.Script.Progress(progress)
 
 
 def exists(env):
