@@ -1,0 +1,42 @@
+"""The per-user cache: toolchains built once (libstdc++, CORE-V GCC) and the ExecuTorch
+source index live under one directory, outside every checkout.
+
+    $COREV_ET_CACHE, else $XDG_CACHE_HOME/corev-et, else ~/.cache/corev-et
+
+`COREV_ET_CACHE=off` switches the cache off: derived data (the source index) is then
+recomputed on every run, and toolchain builds, which need a home, refuse with a message.
+Stdlib only: set-up scripts use it outside SCons.
+"""
+
+import os
+from pathlib import Path
+from typing import Optional
+
+OFF_VALUES = ("off", "0", "no", "none", "false")
+
+
+class CacheDisabled(Exception):
+    """A toolchain build was asked for while COREV_ET_CACHE=off."""
+
+
+def cache_root() -> Optional[Path]:
+    """The cache directory, or None when COREV_ET_CACHE=off."""
+    override = os.environ.get("COREV_ET_CACHE", "").strip()
+    if override.lower() in OFF_VALUES and override:
+        return None
+    if override:
+        return Path(override).expanduser().absolute()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "corev-et"
+    return Path.home() / ".cache" / "corev-et"
+
+
+def required_cache_root(what: str) -> Path:
+    """The cache directory for something that cannot do without one."""
+    root = cache_root()
+    if root is None:
+        raise CacheDisabled(
+            "%s is built once into the per-user cache, which COREV_ET_CACHE=off switches "
+            "off: unset COREV_ET_CACHE or set it to a directory." % what)
+    return root
