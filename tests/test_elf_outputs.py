@@ -16,6 +16,7 @@ import pytest
 intelhex = pytest.importorskip("intelhex")
 pytest.importorskip("elftools")
 
+from elftools.elf.elffile import ELFFile  # noqa: E402
 from etcorev import elfout  # noqa: E402  (tests/conftest.py puts site_scons on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -125,6 +126,35 @@ SECTIONS
 }
 """
 
+# Intel HEX corner cases, placed with --section-start (see PAGES_AT): sections of
+# odd lengths that cross 64 KiB pages at odd offsets, one that crosses 1 MiB
+# (where objcopy's segment address records give way to linear ones), one
+# past it, and a 195 KiB one across several pages listed before .data, which
+# lies below it.
+PAGES_S = r"""
+    .text
+    .globl _start
+_start:
+    j _start
+    .section .a,"a"
+    .incbin "a.bin"
+    .section .b,"a"
+    .incbin "b.bin"
+    .section .c,"a"
+    .incbin "c.bin"
+    .section .big,"a"
+    .incbin "big.bin"
+    .data
+    .word 0x11223344
+    .byte 5
+    .bss
+    .space 64
+"""
+
+PAGES_AT = {".text": 0, ".a": 0xFFF5, ".b": 0xFFFF3, ".c": 0x100400,
+            ".big": 0x2FFF1, ".data": 0x20005}
+
+
 TLS_C = r"""
 __thread int tx = 7;                   /* .tdata */
 __thread char tb[33];                  /* .tbss */
@@ -189,6 +219,16 @@ def elfs(tmp_path_factory):
         lma_sources["r%d.bin" % n] = _rand(n, seed)
     out["lma"] = _cc(d, "lma.elf", lma_sources, ["-Wl,-T,lma.ld"])
     out["tls"] = _cc(d, "tls.elf", {"tls.c": TLS_C}, ["-Wl,-Ttext=0x80"])
+    pages_sources = {"pages.S": PAGES_S}
+    for name, n, seed in (("a", 4099, 8), ("b", 301, 9), ("c", 37, 10), ("big", 200000, 11)):
+        pages_sources[name + ".bin"] = _rand(n, seed)
+    # Entry 0 (no start address record), and the same 2 GiB up (entry > 1 MiB).
+    for name, base in (("pages", 0), ("pages_high", 0x80000000)):
+        out[name] = _cc(d, name + ".elf", pages_sources, [
+            "-Wl,-Ttext=0x%x" % (base + PAGES_AT[".text"]),
+            "-Wl,-Tdata=0x%x" % (base + PAGES_AT[".data"]),
+        ] + ["-Wl,--section-start=%s=0x%x" % (sec, base + at)
+             for sec, at in PAGES_AT.items() if sec not in (".text", ".data")])
     # BFD ignores the segments' physical addresses when all are zero and
     # there are several PT_LOADs: LMA == VMA for every section.
     out["paddr0"] = _set_paddr(out["lma"], d / "paddr0.elf", lambda t, v, p: 0)
@@ -199,13 +239,18 @@ def elfs(tmp_path_factory):
     return out
 
 
-ALL = ["simple", "gap", "lma", "tls", "paddr0", "paddr_shift"]
+ALL = ["simple", "gap", "lma", "tls", "paddr0", "paddr_shift", "pages", "pages_high"]
 
 
 def _objcopy(fmt: str, elf: Path, out: Path) -> bytes:
     subprocess.run([OBJCOPY, "-O", fmt, str(elf), str(out)], check=True,
                    capture_output=True)
     return out.read_bytes()
+
+
+def _entry(elf):
+    with open(elf, "rb") as f:
+        return ELFFile(f).header["e_entry"]
 
 
 def _sections_by_name(elf):
@@ -238,6 +283,15 @@ def test_fixtures_cover_the_interesting_cases(elfs):
 
     tls = _sections_by_name(elfs["tls"])
     assert tls[".tdata"].loadable and tls[".tbss"].nobits
+
+    for name, base in (("pages", 0), ("pages_high", 0x80000000)):
+        secs = _sections_by_name(elfs[name])
+        assert {n: secs[n].lma - base for n in PAGES_AT} == PAGES_AT
+        a, b = secs[".a"], secs[".b"]
+        assert a.lma % 16 and a.lma >> 16 != (a.lma + a.size - 1) >> 16  # 64 KiB
+        assert b.lma % 16 and b.lma >> 20 != (b.lma + b.size - 1) >> 20  # 1 MiB
+        assert secs[".big"].size > 3 << 16
+        assert _entry(elfs[name]) == base
 
 
 # ---------------------------------------------------------------------------
@@ -298,24 +352,57 @@ def test_binary_zero_fills_gaps(elfs, tmp_path):
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_intel_hex_same_memory_image_as_objcopy(elfs, tmp_path, name):
-    _objcopy("ihex", elfs[name], tmp_path / "ref.ihex")
+def test_intel_hex_identical_to_objcopy(elfs, tmp_path, name):
+    ref = _objcopy("ihex", elfs[name], tmp_path / "ref.ihex")
     out = tmp_path / "ours.ihex"
     elfout.write_intel_hex(elfs[name], out)
-    ours = intelhex.IntelHex(str(out))
-    ref = intelhex.IntelHex(str(tmp_path / "ref.ihex"))
-    assert ours.todict() == ref.todict()  # bytes and start address
-    # and the bytes are the sections' contents at their load addresses
-    data = Path(elfs[name]).read_bytes()
-    expected = {}
-    for s in elfout.load_sections(elfs[name]):
-        if s.loadable:
-            for i, b in enumerate(data[s.offset : s.offset + s.size]):
-                expected[s.lma + i] = b
-    got = ours.todict()
-    got.pop("start_addr", None)
-    assert got == expected
-    assert out.read_bytes().endswith(b":00000001FF\r\n")
+    assert out.read_bytes() == ref
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_intel_hex_reads_back_as_the_binary(elfs, tmp_path, name):
+    """intelhex, reading what we wrote, finds objcopy's binary image and the entry."""
+    out = tmp_path / "ours.ihex"
+    elfout.write_intel_hex(elfs[name], out)
+    ours = intelhex.IntelHex(str(out))  # raises on overlapping records or a bad checksum
+    ours.padding = 0x00  # objcopy's binary fills gaps with zeros
+    assert ours.tobinstr() == _objcopy("binary", elfs[name], tmp_path / "ref.bin")
+    entry = _entry(elfs[name])
+    if entry == 0:
+        assert ours.start_addr is None
+    elif entry <= 0xFFFFF:
+        assert ours.start_addr == {"CS": entry >> 4 & 0xF000, "IP": entry & 0xFFFF}
+    else:
+        assert ours.start_addr == {"EIP": entry}
+
+
+def _ihex_lines(elf, out):
+    elfout.write_intel_hex(elf, out)
+    lines = out.read_bytes().split(b"\r\n")
+    assert lines.pop() == b""
+    for line in lines:
+        assert re.fullmatch(rb":(?:[0-9A-F]{2}){5,21}", line), line
+    return [line.decode() for line in lines]
+
+
+def test_intel_hex_records(elfs, tmp_path):
+    """Below 1 MiB, segment bases (02); past it, a zero segment base, then
+    linear bases (04); a start address record by the size of the entry."""
+    lines = _ihex_lines(elfs["pages"], tmp_path / "pages.ihex")
+    bases = [line for line in lines if line[7:9] in ("02", "04")]
+    i = bases.index(intelhex.Record.extended_segment_address(0))
+    assert i > 0 and all(line[7:9] == "02" for line in bases[:i])
+    assert bases[i + 1] == intelhex.Record.extended_linear_address(0x10)
+    assert all(line[7:9] == "04" for line in bases[i + 1 :])
+    assert lines[-1] == intelhex.Record.eof()  # and no start address: the entry is 0
+    assert not [line for line in lines if line[7:9] in ("03", "05")]
+
+    lines = _ihex_lines(elfs["pages_high"], tmp_path / "high.ihex")
+    assert lines[-2:] == [intelhex.Record.start_linear_address(0x80000000),
+                          intelhex.Record.eof()]
+    lines = _ihex_lines(elfs["simple"], tmp_path / "simple.ihex")
+    assert lines[-2:] == [intelhex.Record.start_segment_address(0, 0x80),
+                          intelhex.Record.eof()]
 
 
 # ---------------------------------------------------------------------------
