@@ -1,15 +1,13 @@
 """Outputs derived from a linked firmware ELF: hex/binary images and size reports.
 
-Pure Python on top of pyelftools (ELF parsing) and intelhex (Intel HEX
-writing), so a build does not depend on the exact objcopy/size of a
-particular toolchain.  The image writers reproduce GNU objcopy's output:
+Pure Python on top of pyelftools (ELF parsing), so a build does not depend
+on the exact objcopy/size of a particular toolchain.  The image writers
+reproduce GNU objcopy's output (binutils 2.40) byte for byte:
 
-* :func:`write_verilog_hex` is byte-for-byte identical to
-  ``objcopy -O verilog ELF OUT`` (binutils 2.40, default data width 1).
-* :func:`write_binary` is byte-for-byte identical to ``objcopy -O binary``.
-* :func:`write_intel_hex` holds the same bytes and start address as
-  ``objcopy -O ihex`` (record layout may differ; any Intel HEX reader
-  gets the same memory image).
+* :func:`write_verilog_hex` as ``objcopy -O verilog ELF OUT`` (default data
+  width 1);
+* :func:`write_intel_hex` as ``objcopy -O ihex``;
+* :func:`write_binary` as ``objcopy -O binary``.
 
 Which bytes objcopy takes, as BFD decides it for an ELF input:
 
@@ -23,7 +21,9 @@ Which bytes objcopy takes, as BFD decides it for an ELF input:
   ``PT_LOAD``, every section keeps its VMA (see :func:`_section_lma`);
 * for Verilog hex: one ``@ADDR`` line per section (even when sections are
   contiguous), sections sorted by LMA, 16 bytes a line, upper-case hex,
-  lines ended by CRLF.
+  lines ended by CRLF;
+* for Intel HEX: the same order, each section in records of its own (see
+  :func:`write_intel_hex`).
 
 Memory accounting (:func:`memory_usage`, :func:`format_size_report`,
 :func:`check_fits`) works on the allocated sections and a list of memory
@@ -39,7 +39,6 @@ import tempfile
 from typing import Iterable, List, NamedTuple, Optional, Sequence
 
 from elftools.elf.elffile import ELFFile
-import intelhex
 
 __all__ = [
     "Section",
@@ -292,6 +291,11 @@ class _AtomicOutput:
 _UPPER = bytes.maketrans(b"abcdef", b"ABCDEF")
 
 
+def _upper_hex(data, *sep) -> bytes:
+    """binascii.hexlify(data, *sep) in upper case, as objcopy writes hex."""
+    return binascii.hexlify(data, *sep).translate(_UPPER)
+
+
 def _hex_lines(data) -> bytearray:
     """``data`` as objcopy's verilog lines: "XX XX ... XX\\r\\n", 16 bytes a line.
 
@@ -300,7 +304,7 @@ def _hex_lines(data) -> bytearray:
     assignment, then expand the newlines to CRLF.
     """
     n = len(data)
-    out = bytearray(binascii.hexlify(data, b" ").translate(_UPPER))
+    out = bytearray(_upper_hex(data, b" "))
     out.append(10)  # the last byte's separator: end of the last line
     full_lines = n // 16
     if full_lines:
@@ -319,12 +323,16 @@ def verilog_hex_block(address: int, data) -> bytes:
     return _verilog_address(address) + bytes(_hex_lines(data))
 
 
-def _verilog_parts(elf_path) -> list:
-    _, loadable = _loadable(_read(elf_path))
-    # Same ordering as BFD's verilog_set_section_contents: sections arrive in
-    # header order and are inserted into a list kept sorted by address (a
-    # section is appended when its address is >= the last one's, otherwise
-    # inserted before the first entry whose address is >= its own).
+def _by_address(elf_path):
+    """(entry, [(LMA, bytes of the section)]) of the loadable sections, in the
+    order objcopy writes them as Verilog or Intel HEX.
+
+    BFD's verilog_set_section_contents and ihex_set_section_contents both
+    take the sections in header order into a list kept sorted by address: a
+    section is appended when its address is >= the last one's, otherwise
+    inserted before the first entry whose address is >= its own.
+    """
+    entry, loadable = _loadable(_read(elf_path))
     entries: List[tuple] = []
     for s, chunk in loadable:
         where = s.lma
@@ -335,8 +343,12 @@ def _verilog_parts(elf_path) -> list:
             while entries[i][0] < where:
                 i += 1
             entries.insert(i, (where, chunk))
+    return entry, entries
+
+
+def _verilog_parts(elf_path) -> list:
     parts = []
-    for where, chunk in entries:
+    for where, chunk in _by_address(elf_path)[1]:
         parts.append(_verilog_address(where))
         parts.append(_hex_lines(chunk))
     return parts
@@ -380,32 +392,122 @@ def write_binary(elf_path, out_path) -> None:
         f.truncate(end)  # a seek past EOF alone does not extend the file
 
 
-def write_intel_hex(elf_path, out_path) -> None:
-    """Write an Intel HEX image (via intelhex) of the loadable sections.
+# Intel HEX, as BFD's ihex_write_object_contents writes it: each section on
+# its own (records never span two sections), 16 data bytes a record, no record
+# across a 64 KiB boundary; the base of the 16-bit record addresses is a
+# segment address (type 02) while the addresses stay below 1 MiB, then a
+# linear one (type 04).
+_IHEX_DATA, _IHEX_SEGMENT, _IHEX_LINEAR = 0, 2, 4
+_IHEX_END, _IHEX_START_SEGMENT, _IHEX_START_LINEAR = 1, 3, 5
+_IHEX_CHUNK = 16
+_IHEX_FULL = 4 + _IHEX_CHUNK + 1  # bytes of a full data record before hex
+# The high and the low byte of every 16-bit address.
+_HIGH = b"".join(bytes((i,)) * 256 for i in range(256))
+_LOW = bytes(range(256)) * 256
+_NEGATE = bytes(-i & 0xFF for i in range(256))
 
-    Holds the same bytes at the same (load) addresses as ``objcopy -O ihex``
-    and, like it, a start address record for a non-zero entry point (type 03
-    below 1 MiB, else type 05).  Lines end with CRLF.
+
+def _ihex_record(rtype: int, address: int, data=b"") -> bytes:
+    """One record line: count, address, type, data and checksum in hex, CRLF."""
+    record = bytes((len(data), _HIGH[address], _LOW[address], rtype)) + bytes(data)
+    return b":%s%02X\r\n" % (_upper_hex(record), -sum(record) & 0xFF)
+
+
+def _checksums(records: bytearray, n: int) -> bytes:
+    """The checksum of each of ``n`` full records: minus the sum of its other
+    bytes, mod 256.
+
+    The columns are added as big integers with a 16-bit slot a record (a
+    slot never carries into the next: 20 * 255 < 65536); the low byte of a
+    slot is the sum mod 256.
     """
-    entry, loadable = _loadable(_read(elf_path))
-    ih = intelhex.IntelHex()
-    for s, chunk in loadable:
-        if s.lma + s.size > 1 << 32:
+    slots = bytearray(2 * n)
+    total = 0
+    for column in range(_IHEX_FULL - 1):
+        slots[0::2] = records[column::_IHEX_FULL]
+        total += int.from_bytes(slots, "little")
+    return total.to_bytes(2 * n, "little")[0::2].translate(_NEGATE)
+
+
+def _ihex_data(address: int, data: bytes) -> list:
+    """The lines of the data records for ``data`` at the 16-bit ``address``,
+    within one 64 KiB page: 16 bytes a record, the last one shorter.
+
+    No per-record Python work: the binary records (count, address, type,
+    data, checksum) are filled a column at a time with strided slice
+    assignments, then hexlified at once with a newline between records.
+    """
+    n, rest = divmod(len(data), _IHEX_CHUNK)
+    end = address + n * _IHEX_CHUNK
+    parts = []
+    if n:
+        records = bytearray(_IHEX_FULL * n)  # type 00: the zeros stay
+        records[0::_IHEX_FULL] = bytes((_IHEX_CHUNK,)) * n
+        records[1::_IHEX_FULL] = _HIGH[address:end:_IHEX_CHUNK]
+        records[2::_IHEX_FULL] = _LOW[address:end:_IHEX_CHUNK]
+        for i in range(_IHEX_CHUNK):
+            records[4 + i :: _IHEX_FULL] = data[i : n * _IHEX_CHUNK : _IHEX_CHUNK]
+        records[_IHEX_FULL - 1 :: _IHEX_FULL] = _checksums(records, n)
+        lines = _upper_hex(records, b"\n", _IHEX_FULL).replace(b"\n", b"\r\n:")
+        parts += [b":", lines, b"\r\n"]
+    if rest:
+        parts.append(_ihex_record(_IHEX_DATA, end, data[n * _IHEX_CHUNK :]))
+    return parts
+
+
+def _ihex_parts(elf_path) -> list:
+    entry, sections = _by_address(elf_path)
+    parts = []
+    segment = linear = 0  # the base of the record addresses: segment + linear
+
+    def base(rtype, value):
+        parts.append(_ihex_record(rtype, 0, value.to_bytes(2, "big")))
+
+    for where, chunk in sections:
+        if where + len(chunk) > 1 << 32:
             raise ValueError(
-                "section %s at 0x%x does not fit in a 32-bit Intel HEX image"
-                % (s.name, s.lma)
+                "a section at 0x%x of %d bytes ends past 4 GiB, beyond Intel HEX"
+                % (where, len(chunk))
             )
-        # IntelHex keeps a dict address -> byte; filling it directly runs at
-        # C speed (puts()/frombytes() loop in Python, fromdict() copies and
-        # type-checks every key).
-        ih._buf.update(zip(range(s.lma, s.lma + s.size), chunk))
-    if entry:
-        if entry <= 0xFFFFF:
-            ih.start_addr = {"CS": (entry & 0xF0000) >> 4, "IP": entry & 0xFFFF}
-        else:
-            ih.start_addr = {"EIP": entry}
-    with _AtomicOutput(out_path, "w", newline="", encoding="ascii") as f:
-        ih.write_hex_file(f, eolstyle="CRLF", byte_count=16)
+        done = 0
+        while done < len(chunk):
+            if not linear + segment <= where <= linear + segment + 0xFFFF:
+                if linear == 0 and where <= 0xFFFFF:
+                    segment = where & 0xF0000
+                    base(_IHEX_SEGMENT, segment >> 4)
+                else:
+                    if segment:  # readers may add both bases: zero the segment
+                        segment = 0
+                        base(_IHEX_SEGMENT, 0)
+                    linear = where & 0xFFFF0000
+                    base(_IHEX_LINEAR, linear >> 16)
+            address = where - linear - segment
+            count = min(len(chunk) - done, 0x10000 - address)
+            # bytes: a strided slice of a memoryview could not be assigned
+            parts += _ihex_data(address, bytes(chunk[done : done + count]))
+            where += count
+            done += count
+    if entry > 0xFFFFF:
+        parts.append(_ihex_record(_IHEX_START_LINEAR, 0, entry.to_bytes(4, "big")))
+    elif entry:
+        cs_ip = (entry & 0xF0000) << 12 | entry & 0xFFFF
+        parts.append(_ihex_record(_IHEX_START_SEGMENT, 0, cs_ip.to_bytes(4, "big")))
+    parts.append(_ihex_record(_IHEX_END, 0))
+    return parts
+
+
+def write_intel_hex(elf_path, out_path) -> None:
+    """Write an Intel HEX image, identical to ``objcopy -O ihex``.
+
+    The loadable sections at their LMAs, in address order, each in records of
+    16 bytes (upper-case hex, CRLF line ends) that never cross a 64 KiB
+    boundary; extended segment address records (type 02) below 1 MiB,
+    extended linear address records (type 04) above; a start address record
+    for a non-zero entry point (type 03 below 1 MiB, else type 05).
+    """
+    parts = _ihex_parts(elf_path)
+    with _AtomicOutput(out_path) as f:
+        f.writelines(parts)
 
 
 # --------------------------------------------------------------------------

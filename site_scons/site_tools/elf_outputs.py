@@ -8,9 +8,9 @@ each):
     env.RawBinary('build/x/fw.elf')    -> build/x/fw.bin
     env.SizeReport('build/x/fw.elf')   -> build/x/fw.size.txt
 
-VerilogHex and RawBinary are byte-identical to ``objcopy -O verilog`` /
-``objcopy -O binary``; all of them are written in-process by
-:mod:`etcorev.elfout`, no objcopy needed.
+VerilogHex, IntelHex and RawBinary are byte-identical to ``objcopy -O
+verilog`` / ``-O ihex`` / ``-O binary``; all of them are written in-process
+by :mod:`etcorev.elfout`, no objcopy needed.
 
 SizeReport writes a PlatformIO-style usage report of the regions in
 ``$MEMORY_REGIONS`` (a list of ``{"name", "origin", "length"}`` dicts),
