@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
-"""Benchmark: Verilog hex from a ~4 MiB ELF, etcorev.elfout vs objcopy.
+"""Benchmark: Verilog hex and Intel HEX from a ~4 MiB ELF, etcorev.elfout vs objcopy.
 
 Synthesizes an RV32 ELF linked at 0 whose .rodata is a blob of random bytes
-(.incbin, assembled and linked with the cross binutils), then times
+(.incbin, assembled and linked with the cross binutils), then, for each of
+``-O verilog`` and ``-O ihex``, times
 
-* ``elfout.write_verilog_hex`` called in-process (how the SCons builder
-  runs it), and for reference the same as a fresh Python process
-  (interpreter start and imports included);
-* ``riscv64-unknown-elf-objcopy -O verilog`` as a subprocess;
+* the elfout writer (``write_verilog_hex``, ``write_intel_hex``) called
+  in-process (how the SCons builder runs it), and for reference the same as
+  a fresh Python process (interpreter start and imports included);
+* ``riscv64-unknown-elf-objcopy -O FORMAT`` as a subprocess;
 
 median of N runs each (interleaved, after one untimed warm-up run), prints
 a table with the machine's facts and checks that the outputs are
 byte-identical.
 
-Exit status: 0 if identical and in-process/objcopy <= --max-ratio, 1 if the
-outputs differ, 2 if too slow.
+Exit status: 0 if identical and in-process/objcopy <= --max-ratio for both
+formats, 1 if some outputs differ, 2 if too slow.
 
     python benchmarks/hexdump.py [--mib 4] [--runs 5] [--max-ratio 3]
 """
@@ -69,6 +70,49 @@ def timed(fn) -> float:
     return time.perf_counter() - t0
 
 
+# objcopy's -O name, elfout's writer, output suffix
+FORMATS = (
+    ("verilog", "write_verilog_hex", ".hex"),
+    ("ihex", "write_intel_hex", ".ihex"),
+)
+
+
+def measure(elf: Path, tmp: Path, fmt: str, writer: str, suffix: str, runs: int):
+    """[(label, [seconds])] for objcopy, the writer in-process and in a new
+    python, in that order; whether the three outputs are identical; the
+    output's size."""
+    ours_out, ref_out, cli_out = (tmp / (name + suffix) for name in ("ours", "objcopy", "cli"))
+
+    def ours():
+        getattr(elfout, writer)(elf, ours_out)
+
+    def objcopy():
+        subprocess.run([OBJCOPY, "-O", fmt, str(elf), str(ref_out)], check=True)
+
+    cli_cmd = [
+        sys.executable, "-c",
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "from etcorev import elfout; elfout.%s(sys.argv[2], sys.argv[3])" % writer,
+        str(REPO / "site_scons"), str(elf), str(cli_out),
+    ]
+
+    def ours_cli():
+        subprocess.run(cli_cmd, check=True)
+
+    runners = [
+        ("objcopy -O %s (subprocess)" % fmt, objcopy, []),
+        ("elfout.%s (in-process)" % writer, ours, []),
+        ("elfout via new python (subprocess)", ours_cli, []),
+    ]
+    for _, fn, _ in runners:  # warm-up: page cache, first-call costs
+        fn()
+    for _ in range(runs):
+        for _, fn, times in runners:
+            times.append(timed(fn))
+    same = ours_out.read_bytes() == ref_out.read_bytes() == cli_out.read_bytes()
+    return [(label, times) for label, _, times in runners], same, ref_out.stat().st_size
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mib", type=float, default=4.0, help="blob size in MiB (4)")
@@ -85,61 +129,38 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="hexdump-bench-") as tmp:
         tmp = Path(tmp)
         elf = make_elf(tmp, int(args.mib * 1024 * 1024))
-        ours_out, ref_out, cli_out = tmp / "ours.hex", tmp / "objcopy.hex", tmp / "cli.hex"
+        elf_size = elf.stat().st_size
+        results = [(fmt,) + measure(elf, tmp, fmt, writer, suffix, args.runs)
+                   for fmt, writer, suffix in FORMATS]
 
-        def ours():
-            elfout.write_verilog_hex(elf, ours_out)
-
-        def objcopy():
-            subprocess.run([OBJCOPY, "-O", "verilog", str(elf), str(ref_out)], check=True)
-
-        cli_cmd = [
-            sys.executable, "-c",
-            "import sys; sys.path.insert(0, sys.argv[1]); "
-            "from etcorev import elfout; elfout.write_verilog_hex(sys.argv[2], sys.argv[3])",
-            str(REPO / "site_scons"), str(elf), str(cli_out),
-        ]
-
-        def ours_cli():
-            subprocess.run(cli_cmd, check=True)
-
-        for fn in (ours, objcopy, ours_cli):  # warm-up: page cache, first-call costs
-            fn()
-        t_ours, t_objcopy, t_cli = [], [], []
-        for _ in range(args.runs):
-            t_ours.append(timed(ours))
-            t_objcopy.append(timed(objcopy))
-            t_cli.append(timed(ours_cli))
-
-        same = ours_out.read_bytes() == ref_out.read_bytes() == cli_out.read_bytes()
-        m_ours, m_obj, m_cli = (median(t) for t in (t_ours, t_objcopy, t_cli))
-        ratio = m_ours / m_obj
-
-        rows = host_rows() + [
-            ("objcopy", tool_version(OBJCOPY)),
-            ("ELF", "%.2f MiB of .rodata, %d bytes" % (args.mib, elf.stat().st_size)),
-            ("hex output", "%d bytes" % ref_out.stat().st_size),
-            ("runs", "%d each, median" % args.runs),
-        ]
-        print_rows(rows)
-        print()
-        print("%-38s %10s %10s %10s" % ("", "median ms", "min ms", "x objcopy"))
-        for name, ts in (
-            ("objcopy -O verilog (subprocess)", t_objcopy),
-            ("elfout.write_verilog_hex (in-process)", t_ours),
-            ("elfout via new python (subprocess)", t_cli),
-        ):
+    rows = host_rows() + [
+        ("objcopy", tool_version(OBJCOPY)),
+        ("ELF", "%.2f MiB of .rodata, %d bytes" % (args.mib, elf_size)),
+    ] + [("%s output" % fmt, "%d bytes" % size) for fmt, _, _, size in results] + [
+        ("runs", "%d each, median" % args.runs),
+    ]
+    print_rows(rows)
+    print()
+    print("%-38s %10s %10s %10s" % ("", "median ms", "min ms", "x objcopy"))
+    verdicts = []
+    for fmt, times, same, _ in results:
+        m_objcopy, m_ours = (median(ts) for _, ts in times[:2])
+        for label, ts in times:
             med = median(ts)
-            print("%-38s %10.1f %10.1f %10.2f" % (name, med * 1e3, min(ts) * 1e3, med / m_obj))
+            print("%-38s %10.1f %10.1f %10.2f"
+                  % (label, med * 1e3, min(ts) * 1e3, med / m_objcopy))
         print()
-        print("outputs identical: %s" % ("yes" if same else "NO"))
-        print("in-process / objcopy = %.2f (target <= %.1f): %s"
-              % (ratio, args.max_ratio, "ok" if ratio <= args.max_ratio else "TOO SLOW"))
-        if not same:
-            return 1
-        if ratio > args.max_ratio:
-            return 2
-        return 0
+        ratio = m_ours / m_objcopy
+        verdicts.append((fmt, same, ratio))
+    for fmt, same, ratio in verdicts:
+        print("%s: outputs identical: %s; in-process / objcopy = %.2f (target <= %.1f): %s"
+              % (fmt, "yes" if same else "NO", ratio, args.max_ratio,
+                 "ok" if ratio <= args.max_ratio else "TOO SLOW"))
+    if not all(same for _, same, _ in verdicts):
+        return 1
+    if any(ratio > args.max_ratio for _, _, ratio in verdicts):
+        return 2
+    return 0
 
 
 if __name__ == "__main__":
