@@ -3,10 +3,14 @@ describes it: compiler prefix, ISA/ABI, language standards, build types, section
 LTO/PIC and our own startup code. SConstruct calls get_opts() and configure(env).
 
 Two toolchains are supported:
-- CORE-V GCC (`riscv32-corev-elf-`): newlib and libstdc++ come with it.
-- Debian's `riscv64-unknown-elf-` with picolibc: it has no C++ library, so a
-  no-exceptions libstdc++ is built once from Debian's gcc-12-source into a per-user
-  cache (site_scons/etcorev/libstdcxx.py) and reused by every later build.
+- CORE-V GCC (`riscv32-corev-elf-`, newlib and libstdc++ come with it): the one on PATH
+  (Embecosm's binaries), else the one `./setup.sh --corev-gcc` builds into the per-user
+  cache from Debian's sources (site_scons/etcorev/corev_gcc.py).
+- Debian's `riscv64-unknown-elf-` with picolibc. It has no C++ library: set-up builds a
+  no-exceptions libstdc++ once from Debian's gcc-12-source (site_scons/etcorev/libstdcxx.py).
+
+By default the first of them that is there. The C library each one brings is handled in
+one place: pal/boards/common/libc_<picolibc|newlib>.c (system calls, console, exit).
 """
 
 import os
@@ -14,17 +18,19 @@ import shutil
 
 from SCons.Script import BoolVariable, EnumVariable
 
+from etcorev import compiler_facts, corev_gcc, libstdcxx
 from etcorev.errors import BuildSetupError
 
-COREV_PREFIX = "riscv32-corev-elf-"
+COREV_PREFIX = corev_gcc.PREFIX                   # riscv32-corev-elf-
 DEBIAN_PREFIX = "riscv64-unknown-elf-"
+SHORT_NAMES = {COREV_PREFIX: "corev", DEBIAN_PREFIX: "picolibc"}
 
-# ISA -> (march, mabi, multilib directory of Debian's GCC). GCC 12 defaults to ISA spec 20191213, where rv32imc lacks the
-# CSR instructions that startup code and cycle counters need; -misa-spec=2.2 keeps
-# them and still maps onto the rv32im/ilp32 multilib.
+# ISA -> (march, mabi). GCC 12 defaults to ISA spec 20191213, where rv32imc lacks the CSR
+# instructions that startup code and cycle counters need; -misa-spec=2.2 keeps them (and
+# Debian's multilibs rv32im/ilp32, rv32imf/ilp32f still match).
 ISAS = {
-    "rv32imc": ("rv32imc", "ilp32", "rv32im/ilp32"),
-    "rv32imfc": ("rv32imfc", "ilp32f", "rv32imf/ilp32f"),
+    "rv32imc": ("rv32imc", "ilp32"),
+    "rv32imfc": ("rv32imfc", "ilp32f"),
 }
 
 # Build type -> (compile flags, defines). Release and RelWithDebInfo assert nothing:
@@ -40,7 +46,8 @@ BUILD_TYPES = {
 
 def get_opts():
     return [
-        ("toolchain", "compiler prefix (default: riscv32-corev-elf- if on PATH, "
+        ("toolchain", "compiler prefix, with or without a directory (default: "
+         "riscv32-corev-elf- on PATH, else the CORE-V GCC that ./setup.sh --corev-gcc built, "
          "else riscv64-unknown-elf- with picolibc)", ""),
         EnumVariable("isa", "RISC-V ISA and ABI", "rv32imc", allowed_values=tuple(ISAS)),
         EnumVariable("build_type", "optimisation and debug information", "Release",
@@ -72,33 +79,75 @@ def variant_flags(env):
     return parts
 
 
+def short_name(env):
+    """The toolchain's part of the variant name: objects of two toolchains never mix."""
+    base = os.path.basename(env["TOOLCHAIN_PREFIX"])
+    return SHORT_NAMES.get(base, base.rstrip("-").replace("-", "_"))
+
+
+def _isa_flags(isa):
+    march, mabi = ISAS[isa]
+    return ["-misa-spec=2.2", "-march=" + march, "-mabi=" + mabi]
+
+
 def find_prefix(requested):
-    """The compiler prefix to use: the one asked for, else CORE-V GCC, else Debian's."""
-    candidates = [requested] if requested else [COREV_PREFIX, DEBIAN_PREFIX]
+    """The compiler prefix to use, with its directory when it is not on PATH."""
+    if requested:
+        candidates = [requested]
+    else:
+        candidates = [COREV_PREFIX, DEBIAN_PREFIX]
     for prefix in candidates:
         if shutil.which(prefix + "gcc"):
             return prefix
+        if os.path.basename(prefix) == COREV_PREFIX and os.path.dirname(prefix) == "":
+            cached = corev_gcc.installed_prefix()
+            if cached:
+                return cached
     raise BuildSetupError(
-        "No RISC-V cross compiler found: searched PATH for %s. Install CORE-V GCC "
-        "(riscv32-corev-elf-) and put its bin directory on PATH, or on Debian run "
-        "`apt-get install gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf` "
-        "(./setup.sh does this), or name another prefix with toolchain=PREFIX."
-        % " and ".join("'%sgcc'" % p for p in candidates))
+        "No RISC-V cross compiler found: searched PATH for %s%s. Install CORE-V GCC "
+        "(riscv32-corev-elf-) and put its bin directory on PATH, or build it with "
+        "`./setup.sh --corev-gcc`; or on Debian run `./setup.sh` (it installs "
+        "gcc-riscv64-unknown-elf with picolibc); or name another prefix with toolchain=PREFIX."
+        % (" and ".join("'%sgcc'" % p for p in candidates),
+           " and the per-user cache" if COREV_PREFIX in candidates else ""))
 
 
-def uses_picolibc(prefix):
-    return prefix.startswith("riscv64-unknown-elf")
+def _check(prefix, isa):
+    """The compiler's facts, or a one-line error: not a RISC-V compiler, no libraries
+    for the ISA's ABI, no C++ library."""
+    gcc = shutil.which(prefix + "gcc") or prefix + "gcc"
+    facts = compiler_facts.facts(gcc, {name: _isa_flags(name) for name in ISAS})
+    machine = facts.get("machine")
+    if not machine or not machine.startswith("riscv"):
+        raise BuildSetupError(
+            "toolchain=%s: %sgcc is not a RISC-V compiler (%s). Name the prefix of a RISC-V "
+            "bare-metal toolchain, e.g. riscv32-corev-elf- or riscv64-unknown-elf-."
+            % (prefix, prefix, "it targets %s" % machine if machine else
+               "it does not run: %s" % (facts.get("error") or "unknown error")))
+    march, mabi = ISAS[isa]
+    isa_facts = facts["isas"][isa]
+    if not compiler_facts.multilib_matches(isa_facts["multilib"], mabi, facts["default_abi"]):
+        raise BuildSetupError(
+            "toolchain=%s has no libraries for isa=%s (-march=%s -mabi=%s): it would link "
+            "%s libraries of another ABI. Use a toolchain built with that multilib (CORE-V "
+            "GCC: rv32imc/ilp32 and rv32imfc/ilp32f), or another isa=."
+            % (prefix, isa, march, mabi, isa_facts["multilib"] or "no"))
+    return facts
 
 
 def configure(env):
     """Set compilers and flags on env for the options in env (isa, build_type, ...)."""
     prefix = find_prefix(env["toolchain"])
-    march, mabi, multilib = ISAS[env["isa"]]
+    facts = _check(prefix, env["isa"])
     kind = build_type(env)
     opt_flags, opt_defines = BUILD_TYPES[kind]
+    picolibc = facts["libc"] == "picolibc"
 
     env.Replace(
         TOOLCHAIN_PREFIX=prefix,
+        TOOLCHAIN_LIBC=facts["libc"],
+        TOOLCHAIN_DESCRIPTION="%sgcc %s, %s" % (os.path.basename(prefix), facts["version"],
+                                                facts["libc"]),
         CC=prefix + "gcc",
         CXX=prefix + "g++",
         AS=prefix + "gcc",
@@ -112,16 +161,9 @@ def configure(env):
         RANLIBFLAGS=["-D"],
         BUILD_TYPE=kind,
     )
-    target_flags = ["-misa-spec=2.2", "-march=" + march, "-mabi=" + mabi]
-    if uses_picolibc(prefix):
-        target_flags.append("--specs=picolibc.specs")
-    else:
-        target_flags.append("--specs=nano.specs")
-
-    common = target_flags + opt_flags + [
-        "-ffunction-sections", "-fdata-sections",
-        "-Wall",
-    ]
+    target_flags = _isa_flags(env["isa"]) + [
+        "--specs=picolibc.specs" if picolibc else "--specs=nano.specs"]
+    common = target_flags + opt_flags + ["-ffunction-sections", "-fdata-sections", "-Wall"]
     if lto_enabled(env):
         common.append("-flto")
     if env["pic"]:
@@ -136,21 +178,38 @@ def configure(env):
         CPPDEFINES=opt_defines,
         LINKFLAGS=target_flags + opt_flags + ["-nostartfiles", "-static"]
         # auto: LTRANS jobs in parallel, without lto-wrapper's warning on each link.
-        + (["-flto=auto"] if lto_enabled(env) else []),
+        + (["-flto=auto"] if lto_enabled(env) else [])
+        # The runner prints numbers itself: picolibc's integer-only printf is enough.
+        + (["-DPICOLIBC_INTEGER_PRINTF_SCANF"] if picolibc else []),
         LIBS=["stdc++", "m"],
     )
     # Section GC always except Debug (picolibc.specs asks for it: undo it there).
     env.Append(LINKFLAGS=["-Wl,--no-gc-sections" if kind == "Debug" else "-Wl,--gc-sections",
                           # One RAM region holds code and data on these boards.
                           "-Wl,--no-warn-rwx-segments"])
-
-    if uses_picolibc(prefix):
-        from etcorev import libstdcxx
-        root = libstdcxx.ensure_libstdcxx(prefix=prefix, multilibs=(multilib,),
-                                          log=lambda msg: print(msg, flush=True))
-        flags = libstdcxx.flags(root, multilib)
-        # -I, not -isystem: picolibc.specs puts its own -isystem first and <cstdlib>'s
-        # #include_next <stdlib.h> must find picolibc's header after these.
-        env.Append(CXXFLAGS=flags["CPPFLAGS"], LIBPATH=flags["LIBPATH"])
+    if picolibc:
+        _use_built_libstdcxx(env, prefix, facts)
+    elif not facts["isas"][env["isa"]]["libstdcxx"]:
+        raise BuildSetupError(
+            "toolchain=%s has no C++ library (libstdc++.a) for isa=%s: ExecuTorch is C++ and "
+            "needs one. Use a toolchain built with C++ (CORE-V GCC is; `./setup.sh "
+            "--corev-gcc` builds one)." % (prefix, env["isa"]))
     return prefix
 
+
+def _use_built_libstdcxx(env, prefix, facts):
+    """Debian's picolibc toolchain: the libstdc++ set-up built (only looked up here)."""
+    multilib = facts["isas"][env["isa"]]["multilib"]
+    try:
+        root = libstdcxx.installed(prefix, multilib)
+    except libstdcxx.LibstdcxxError as error:
+        raise BuildSetupError(str(error))
+    if root is None:
+        raise BuildSetupError(
+            "libstdc++ for %s (%s) is not built yet: run ./setup.sh, which builds it once "
+            "from Debian's gcc-12-source into the per-user cache (about 100 s)."
+            % (prefix, multilib))
+    flags = libstdcxx.flags(root, multilib)
+    # -I, not -isystem: picolibc.specs puts its own -isystem first and <cstdlib>'s
+    # #include_next <stdlib.h> must find picolibc's header after these.
+    env.Append(CXXFLAGS=flags["CPPFLAGS"], LIBPATH=flags["LIBPATH"])

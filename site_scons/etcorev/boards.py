@@ -37,6 +37,7 @@ class Region:
 class RunResult:
     exit_status: int
     cycles: Optional[int] = None
+    note: Optional[str] = None      # why the run failed, when the simulator says
 
 
 def names():

@@ -56,3 +56,91 @@ def option_help(opts, env):
         lines.append("  %s=%s  (%s)" % (opt.key, shown, about))
         lines += textwrap.wrap(text, 88, initial_indent=" " * 6, subsequent_indent=" " * 6)
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- validated options
+# Each returns an Option (key, help, default, validator, converter): the value is checked
+# where the option is declared, as given (no $-substitution first), and a bad one is one
+# sentence. add_options() adds them and SCons's own option tuples to a Variables.
+
+class Option(tuple):
+    """An option whose value is validated as given, not after $-substitution."""
+
+
+def add_options(opts, *options):
+    for option in options:
+        if isinstance(option, Option):
+            opts.Add(*option, subst=False)
+        else:
+            opts.AddVariables(option)
+
+def _refuse(key, value, why):
+    import SCons.Errors
+    raise SCons.Errors.UserError("Invalid value '%s' for %s: %s." % (value, key, why))
+
+
+def IntOption(key, help, default, minimum=None, maximum=None, power_of_two=False,
+              optional=False):
+    """A whole number (optional: empty means "choose for me", kept as 0)."""
+    def convert(value):
+        if optional and str(value).strip() == "":
+            return 0
+        try:
+            return int(str(value).strip(), 0)
+        except ValueError:
+            return value
+
+    def validate(key, value, env):
+        ranges = []
+        if minimum is not None:
+            ranges.append("at least %d" % minimum)
+        if maximum is not None:
+            ranges.append("at most %d" % maximum)
+        wanted = "a whole number" + (" " + " and ".join(ranges) if ranges else "")
+        if power_of_two:
+            wanted = "a power of two" + (" " + " and ".join(ranges) if ranges else "")
+        if optional:
+            wanted += ", or empty for the default"
+        if optional and value == 0:
+            return
+        if not isinstance(value, int) or isinstance(value, bool):
+            _refuse(key, value, "expected " + wanted)
+        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum) \
+                or (power_of_two and value & (value - 1)):
+            _refuse(key, value, "expected " + wanted)
+    return Option((key, help, "" if optional and default in (None, "") else default, validate,
+                   convert))
+
+
+def FloatOption(key, help, default, minimum=0.0):
+    def convert(value):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+
+    def validate(key, value, env):
+        if not isinstance(value, float) or value < minimum:
+            _refuse(key, value, "expected a number of at least %g" % minimum)
+    return Option((key, help, default, validate, convert))
+
+
+# Characters SCons substitutes or a shell interprets inside the commands a path ends up in.
+UNSAFE_PATH_CHARACTERS = '$"`'
+
+
+def PathOption(key, help, default):
+    """A path, or a comma-separated list of them (relative to where scons was started)."""
+    def validate(key, value, env):
+        bad = sorted({c for c in str(value) if c in UNSAFE_PATH_CHARACTERS})
+        if bad:
+            _refuse(key, value, "the path contains %s, which SCons and the shell would "
+                    "interpret; rename or move it" % " and ".join("'%s'" % c for c in bad))
+    return Option((key, help, default, validate, None))
+
+
+def NonEmptyOption(key, help, default):
+    def validate(key, value, env):
+        if not str(value).strip():
+            _refuse(key, value, "it must not be empty (see `scons -h`)")
+    return Option((key, help, default, validate, None))

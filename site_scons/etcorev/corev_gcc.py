@@ -53,7 +53,7 @@ SOURCES = {   # Debian package -> tarball glob (COREV_ET_<NAME>_SOURCE overrides
 # Debian's GCC tarball is the dfsg one (GFDL manuals removed): without this patch of
 # Debian's, all-gcc stops at `genhooks: No place specified to document hook`.
 GFDL_PATCH = "/usr/src/gcc-12/patches/gcc-gfdl-build.diff"
-HOST_PACKAGES = ("libgmp-dev", "libmpfr-dev", "libmpc-dev")
+HOST_PACKAGES = ("libgmp-dev", "libmpfr-dev", "libmpc-dev", "flex", "bison", "texinfo")
 
 MULTILIBS = ("rv32imc/ilp32", "rv32imfc/ilp32f")
 TARGET_CFLAGS = "-Os -ffunction-sections -fdata-sections"

@@ -1,40 +1,59 @@
-"""Which kernel libraries build which of a model's operators.
+"""Which kernel library builds which of a model's operators.
 
-Libraries are searched in order: the user's own kernel directories (kernels=DIR,...),
-then ExecuTorch's portable library, then its quantized library. Each library that
-provides an operator gets its own codegen run (its yaml, its selected operators) and
-its own registration, as ExecuTorch's CMake builds portable_ops_lib and
-quantized_ops_lib.
+Libraries are searched in order, and an operator comes from the first that covers it:
 
-A user kernel directory holds one yaml in ExecuTorch's functions.yaml format
-(`- op: name.overload`) or custom_ops.yaml format (`- func: ns::name.overload(...)`)
-and the C++ sources implementing it.
+1. the user's kernel directories (`kernels=DIR,...`), each one yaml (functions.yaml or
+   custom_ops.yaml format) and the C++ sources implementing it;
+2. the CORE-V kernels of this repository (`kernels/corev/`, `corev_kernels=1`), for the
+   operators and dtypes its coverage.yaml lists; each of its kernels falls back to the
+   tree's kernel for what its fast paths do not handle, so the tree's source of every
+   operator it takes is compiled beside it (with the same dtype selection), unregistered;
+3. ExecuTorch's libraries (etcorev.kernel_sources.TREE_LIBRARIES: portable, quantized).
+
+Each library that provides an operator gets its own codegen run and registration, as
+ExecuTorch's CMake builds portable_ops_lib and quantized_ops_lib. A new kind of library
+is a class with `name`, `yamls`, `include_dirs`, `covers(op, keys)` and `sources(ops)`.
 """
 
 import glob
 import os
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Tuple, Union
 
-from etcorev import etsources
+from etcorev import et_index
 from etcorev.errors import BuildSetupError
+from etcorev.et_tree import ETSourceError
+from etcorev.kernel_sources import (CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, TREE_LIBRARIES,
+                                    defines_function, entry_op_name, helper_sources,
+                                    normalize_op, read_yaml, unknown_ops_message)
+
+COREV_KERNELS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "kernels", "corev")
+
+Selection = Union[Dict[str, List[str]], str]      # op -> kernel keys, or "all"
 
 
 @dataclass
 class KernelSet:
-    name: str                      # "portable", "quantized" or the directory's name
-    selection: Union[Dict[str, List[str]], str]   # gen_oplist ops_dict, or "all"
-    yaml: str                      # absolute path of the library's yaml
-    yaml_flag: str                 # --functions-yaml-path or --custom-ops-yaml-path
-    op_sources: List[str]          # absolute paths
+    """What the build compiles and registers for one library."""
+    name: str
+    kind: str                          # "tree", "corev" or "user"
+    selection: Selection               # its operators, for gen_oplist
+    yamls: List[Tuple[str, str]]       # (codegen flag, absolute yaml path)
+    op_sources: List[str]              # absolute paths
     util_sources: List[str] = field(default_factory=list)
     include_dirs: List[str] = field(default_factory=list)
-    from_tree: bool = True         # sources relative to the ExecuTorch root
+    # op source -> the selected operators it implements (its dtype selection); a source
+    # not listed serves the whole selection.
+    source_ops: Dict[str, List[str]] = field(default_factory=dict)
 
     @property
     def dtype_selective(self):
         return self.selection != "all" and any(
             key != "default" for keys in self.selection.values() for key in keys)
+
+    @property
+    def custom_ops(self):
+        return any(flag == CUSTOM_OPS_YAML_FLAG for flag, _ in self.yamls)
 
 
 @dataclass
@@ -47,50 +66,168 @@ class Plan:
         return [s for k in self.kernel_sets for s in k.op_sources + k.util_sources]
 
 
-def _yaml_ops(path):
-    import yaml
-    with open(path) as f:
-        entries = yaml.safe_load(f) or []
-    ops, kinds = set(), set()
-    for entry in entries:
-        if "func" in entry:
-            name, kind = entry["func"].split("(", 1)[0].strip(), "custom"
-        elif "op" in entry:
-            name, kind = entry["op"].strip(), "functions"
-        else:
-            continue
-        ops.add(name if "::" in name else "aten::" + name)
-        kinds.add(kind)
-    return ops, kinds
-
-
-def user_library(directory):
-    """The yaml, its operators and the sources of a kernels=DIR directory."""
-    yamls = sorted(glob.glob(os.path.join(directory, "*.yaml")))
-    if len(yamls) != 1:
-        raise BuildSetupError(
-            "Kernel directory '%s' must hold exactly one .yaml (functions.yaml or "
-            "custom_ops.yaml format) beside its C++ sources; it has %d." % (directory, len(yamls)))
-    try:
-        ops, kinds = _yaml_ops(yamls[0])
-    except Exception as error:   # yaml errors, wrong structure
-        raise BuildSetupError("Cannot read kernel yaml '%s': %s" % (yamls[0], error))
+def _yaml_flag(entries, path):
+    kinds = {"functions" if "op" in e else "custom" for e in entries
+             if isinstance(e, dict) and ("op" in e or "func" in e)}
     if len(kinds) != 1:
-        raise BuildSetupError(
-            "Kernel yaml '%s' must use either `op:` (functions.yaml) or `func:` "
-            "(custom_ops.yaml) entries, not both or neither." % yamls[0])
-    flag = "--custom-ops-yaml-path" if kinds == {"custom"} else "--functions-yaml-path"
-    sources = sorted(glob.glob(os.path.join(directory, "*.cpp")))
-    if not sources:
-        raise BuildSetupError(
-            "Kernel directory '%s' has no C++ sources (*.cpp) implementing the kernels "
-            "of '%s'." % (directory, os.path.basename(yamls[0])))
-    return os.path.basename(os.path.normpath(directory)), yamls[0], flag, ops, sources
+        raise BuildSetupError("Kernel yaml '%s' must use either `op:` (functions.yaml) or "
+                              "`func:` (custom_ops.yaml) entries, not both or neither." % path)
+    return FUNCTIONS_YAML_FLAG if kinds == {"functions"} else CUSTOM_OPS_YAML_FLAG
+
+
+def _read_kernel_yaml(path):
+    """(entries, codegen flag) of a yaml of ours or the user's."""
+    try:
+        with open(path) as f:
+            entries = read_yaml(f.read(), path)
+    except (OSError, ETSourceError) as error:
+        raise BuildSetupError("Cannot read kernel yaml '%s': %s" % (path, error))
+    if not isinstance(entries, list):
+        raise BuildSetupError("Kernel yaml '%s' must be a list of operator entries." % path)
+    return entries, _yaml_flag(entries, path)
+
+
+class TreeKernels:
+    """One of ExecuTorch's libraries, as the tree's index describes it."""
+    kind = "tree"
+
+    def __init__(self, index, library):
+        self.index, self.library = index, library
+        self.name = library.name
+        self.data = index["libraries"][library.name]
+        self.yamls = [(library.yaml_flag, os.path.join(index["root"], library.yaml))]
+        self.include_dirs = []
+
+    def covers(self, op, keys):
+        return op in self.data["ops"]
+
+    def _abs(self, paths):
+        return [os.path.join(self.index["root"], p) for p in paths]
+
+    def sources(self, ops):
+        """(op sources, helper sources, {op source: its ops}) for ops."""
+        source_ops: Dict[str, List[str]] = {}
+        for op in ops:
+            if not self.data["ops"][op]:
+                raise BuildSetupError(
+                    "No source file in the ExecuTorch tree %s defines the kernel of %s (%s "
+                    "library); this ExecuTorch version is not supported by these build rules."
+                    % (self.index["root"], op, self.name))
+            for f in self.data["ops"][op]:
+                source_ops.setdefault(os.path.join(self.index["root"], f), []).append(op)
+        files = [os.path.relpath(f, self.index["root"]) for f in source_ops]
+        helpers = helper_sources(self.index["targets"], self.index["file_targets"], files)
+        return list(source_ops), self._abs(helpers), source_ops
+
+    def all_sources(self):
+        ops = self.data["all_op_sources"]
+        helpers = set(helper_sources(self.index["targets"], self.index["file_targets"], ops))
+        helpers |= set(self.data["all_glob_sources"])
+        return self._abs(ops), self._abs(sorted(helpers - set(ops))), {}
+
+
+class DirectoryKernels:
+    """Kernels in a directory: a yaml and C++ sources (the user's, or ours)."""
+    kind = "user"
+
+    def __init__(self, directory, yamls=None):
+        self.directory = os.path.abspath(directory)
+        self.name = os.path.basename(os.path.normpath(directory))
+        yamls = yamls or sorted(glob.glob(os.path.join(self.directory, "*.yaml")))
+        if len(yamls) != 1 and self.kind == "user":
+            raise BuildSetupError(
+                "Kernel directory '%s' must hold exactly one .yaml (functions.yaml or "
+                "custom_ops.yaml format) beside its C++ sources; it has %d."
+                % (self.directory, len(yamls)))
+        self.yamls, self.kernel_names = [], {}
+        for path in yamls:
+            entries, flag = _read_kernel_yaml(path)
+            self.yamls.append((flag, path))
+            for entry in entries:
+                op = entry_op_name(entry)
+                if op:
+                    self.kernel_names[op] = [str(k.get("kernel_name", "")).split("::")[-1]
+                                             for k in entry.get("kernels") or [] if k]
+        self.cpp = sorted(glob.glob(os.path.join(self.directory, "*.cpp")))
+        if not self.cpp:
+            raise BuildSetupError(
+                "Kernel directory '%s' has no C++ sources (*.cpp) implementing the kernels "
+                "of its yaml." % self.directory)
+        self.include_dirs = [self.directory]
+
+    def covers(self, op, keys):
+        return op in self.kernel_names
+
+    def sources(self, ops):
+        return list(self.cpp), [], {}
+
+
+class CoreVKernels(DirectoryKernels):
+    """kernels/corev/: taken for the operators and dtypes of its coverage.yaml; the tree's
+    source of each operator it takes comes along as its fallback."""
+    kind = "corev"
+
+    def __init__(self, fallbacks, directory=COREV_KERNELS_DIR):
+        directory = os.path.abspath(directory)
+        super().__init__(directory, [p for p in sorted(glob.glob(os.path.join(directory, "*.yaml")))
+                                     if os.path.basename(p) != "coverage.yaml"])
+        self.name = "corev"
+        with open(os.path.join(directory, "coverage.yaml")) as f:
+            coverage = read_yaml(f.read(), f.name) or {}
+        from etcorev.pte import SCALAR_TYPES
+        codes = {name: code for code, (name, _) in SCALAR_TYPES.items()}
+        self.dtypes = {normalize_op(op): {codes[name] for name in names}
+                       for op, names in coverage.items()}
+        self.fallbacks = fallbacks      # tree libraries, in search order
+
+    def covers(self, op, keys):
+        if op not in self.kernel_names or op not in self.dtypes:
+            return False
+        dtypes = {int(arg.split(";")[0]) for key in keys if key.startswith("v1/")
+                  for arg in key[3:].split("|") if arg}
+        return dtypes <= self.dtypes[op]
+
+    def sources(self, ops):
+        texts = {p: open(p).read() for p in self.cpp}
+        source_ops: Dict[str, List[str]] = {}
+        utils: List[str] = []
+        for op in ops:
+            for path, text in texts.items():
+                if any(defines_function(text, fn) for fn in self.kernel_names[op]):
+                    source_ops.setdefault(path, []).append(op)
+            fallback = next((lib for lib in self.fallbacks if lib.covers(op, [])), None)
+            if fallback is not None:
+                files, helpers, fallback_ops = fallback.sources([op])
+                for path in files:
+                    source_ops.setdefault(path, []).extend(fallback_ops[path])
+                utils += [h for h in helpers if h not in utils]
+        # Sources of ours that define no kernel (shared helpers) come along too.
+        support = [p for p in self.cpp if p not in source_ops
+                   and not os.path.basename(p).startswith("op_")]
+        return list(source_ops) + support, utils, source_ops
+
+
+def libraries(root, kernel_dirs=(), corev=True):
+    """The kernel libraries in search order."""
+    try:
+        index = et_index.tree_index(root)
+    except ETSourceError as error:
+        raise BuildSetupError(str(error))
+    tree = [TreeKernels(index, lib) for lib in TREE_LIBRARIES if lib.name in index["libraries"]]
+    taken = {lib.name for lib in tree} | {"corev"}
+    users = []
+    for directory in kernel_dirs:
+        if not os.path.isdir(directory):
+            raise BuildSetupError("Kernel directory '%s' (kernels=) does not exist." % directory)
+        library = DirectoryKernels(directory)
+        library.name = _unique_name(library.name, taken)
+        users.append(library)
+    ours = [CoreVKernels(tree)] if corev and os.path.isdir(COREV_KERNELS_DIR) else []
+    return users + ours + tree, index
 
 
 def _unique_name(name, taken):
-    """name, or name_2, name_3, ...: the first not in taken (which it joins). A library's
-    name names its codegen and object directories, so no two may share one."""
+    """name, or name_2, ...: a library's name names its codegen and object directories."""
     candidate, n = name, 1
     while candidate in taken:
         n += 1
@@ -99,48 +236,56 @@ def _unique_name(name, taken):
     return candidate
 
 
-def plan(root, selection, kernel_dirs=()):
-    """selection: op -> kernel keys (from the model or ops=a,b), or "all"."""
-    root = str(root)
+def plan(root, selection: Selection, kernel_dirs=(), corev=True) -> Plan:
+    """selection: op -> kernel keys (from the model, or ops=a,b with no keys), or "all"."""
+    searched, index = libraries(root, kernel_dirs, corev)
+    if selection == "all":
+        sets = []
+        for library in searched:
+            if library.kind == "user":
+                sets.append(_kernel_set(library, "all", *library.sources(None)))
+            elif library.kind == "tree" and library.library.all_globs:
+                sets.append(_kernel_set(library, "all", *library.all_sources()))
+        return _deduplicated(sets, ())
+    wanted = {normalize_op(op): keys for op, keys in selection.items()}
+    chosen: Dict[str, Dict[str, List[str]]] = {}
+    prim, unknown = [], []
+    for op, keys in sorted(wanted.items()):
+        library = next((lib for lib in searched if lib.covers(op, keys)), None)
+        if library is not None:
+            chosen.setdefault(library.name, {})[op] = keys
+        elif op in index["prim_ops"]:
+            prim.append(op)
+        else:
+            unknown.append(op)
+    if unknown:
+        raise BuildSetupError(unknown_ops_message(
+            unknown, [(lib.name, ", ".join(os.path.relpath(y, index["root"]) if lib.kind == "tree"
+                                           else y for _, y in lib.yamls)) for lib in searched],
+            [op for lib in searched if lib.kind == "tree" for op in lib.data["ops"]],
+            index["root"], index["version"]))
     sets = []
-    remaining = None if selection == "all" else {
-        (op if "::" in op else "aten::" + op): keys for op, keys in selection.items()}
-    taken = set()
-    if kernel_dirs:
-        try:   # a directory named like one of ExecuTorch's libraries ("portable") is renamed
-            taken = {lib.name for lib in etsources.kernel_libraries(root)}
-        except etsources.ETSourceError as error:
-            raise BuildSetupError(str(error))
-    for directory in kernel_dirs:
-        name, yaml_path, flag, ops, sources = user_library(directory)
-        chosen = ops if remaining is None else ops & set(remaining)
-        if not chosen:
-            continue
-        sets.append(KernelSet(
-            name=_unique_name(name, taken), selection="all" if remaining is None else {op: remaining.pop(op) for op in sorted(chosen)},
-            yaml=yaml_path, yaml_flag=flag, op_sources=sources,
-            include_dirs=[os.path.abspath(directory)], from_tree=False))
-    if remaining is not None and not remaining:
-        return Plan(sets, ())
-    try:
-        selected = etsources.select_kernel_sources(
-            root, "all" if remaining is None else sorted(remaining),
-            libraries=None if remaining is not None else ["portable"])
-    except etsources.ETSourceError as error:
-        searched = ", ".join(kernel_dirs)
-        raise BuildSetupError(str(error) + (
-            " Also searched the kernel directories: %s." % searched if searched else
-            " For an operator of your own, give its kernels with kernels=DIR (a directory "
-            "with one .yaml in functions.yaml or custom_ops.yaml format and the C++ sources)."))
-    for lib in selected.libraries:
-        functions_yaml, custom_yaml = lib.yaml_paths
-        yaml_path, flag = ((functions_yaml, "--functions-yaml-path") if functions_yaml
-                           else (custom_yaml, "--custom-ops-yaml-path"))
-        sets.append(KernelSet(
-            name=lib.name,
-            selection="all" if remaining is None else {op: remaining[op] for op in lib.ops},
-            yaml=os.path.join(root, yaml_path), yaml_flag=flag,
-            op_sources=[os.path.join(root, s) for s in lib.op_sources],
-            util_sources=[os.path.join(root, s) for s in lib.util_sources
-                          if os.path.join(root, s) not in {u for k in sets for u in k.util_sources}]))
-    return Plan(sets, tuple(selected.prim_ops))
+    for library in searched:
+        if library.name in chosen:
+            ops = chosen[library.name]
+            sets.append(_kernel_set(library, ops, *library.sources(sorted(ops))))
+    return _deduplicated(sets, tuple(prim))
+
+
+def _kernel_set(library, selection, op_sources, utils, source_ops):
+    return KernelSet(name=library.name, kind=library.kind, selection=selection,
+                     yamls=list(library.yamls), op_sources=list(op_sources),
+                     util_sources=list(utils), include_dirs=list(library.include_dirs),
+                     source_ops=source_ops)
+
+
+def _deduplicated(sets, prim):
+    """Each source compiled once: a helper (or fallback op file) an earlier library
+    already has is not compiled again."""
+    seen = set()
+    for kernel_set in sets:
+        kernel_set.op_sources = [s for s in kernel_set.op_sources if s not in seen]
+        seen.update(kernel_set.op_sources)
+        kernel_set.util_sources = [s for s in kernel_set.util_sources if s not in seen]
+        seen.update(kernel_set.util_sources)
+    return Plan(sets, prim)

@@ -30,8 +30,6 @@ Stdlib only, so it runs both inside SCons and as a plain script.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import glob
 import hashlib
 import json
@@ -44,10 +42,15 @@ import tempfile
 import time
 from pathlib import Path
 
+if __package__ in (None, ""):      # run as a script: make `etcorev` importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from etcorev import buildsteps, usercache  # noqa: E402
+
 __all__ = [
     "LibstdcxxError",
-    "cache_root",
     "ensure_libstdcxx",
+    "installed",
     "find_gcc_source",
     "flags",
     "DEFAULT_MULTILIBS",
@@ -98,8 +101,6 @@ _TOP_FILES = (
     "gcc/DEV-PHASE",
 )
 
-LOG_TAIL_LINES = 25
-
 
 class LibstdcxxError(RuntimeError):
     """Building or locating libstdc++ failed; the message says what to do."""
@@ -107,17 +108,6 @@ class LibstdcxxError(RuntimeError):
 
 # --------------------------------------------------------------------------
 # Locations
-
-
-def cache_root() -> Path:
-    """``$COREV_ET_CACHE``, else ``$XDG_CACHE_HOME/corev-et``, else ``~/.cache/corev-et``."""
-    override = os.environ.get("COREV_ET_CACHE")
-    if override:
-        return Path(override).expanduser().absolute()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "corev-et"
-    return Path.home() / ".cache" / "corev-et"
 
 
 def find_gcc_source() -> Path | None:
@@ -209,7 +199,11 @@ def _install_dir(tarball: Path, tools: dict) -> Path:
     }
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
     ver = _gcc_version_from_tarball(tarball)
-    return cache_root() / "libstdcxx" / f"gcc-{ver}-{digest}"
+    try:
+        root = usercache.required_cache_root("libstdc++ for " + TARGET)
+    except usercache.CacheDisabled as error:
+        raise LibstdcxxError(str(error))
+    return root / "libstdcxx" / f"gcc-{ver}-{digest}"
 
 
 def _marker(install: Path, multilib: str) -> Path:
@@ -243,73 +237,7 @@ def flags(install, multilib: str) -> dict:
 # Building
 
 
-@contextlib.contextmanager
-def _locked(lock_path: Path, log):
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a+") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            log(f"libstdc++: waiting for another build to finish (lock {lock_path})")
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        # Released when the file is closed and no child holding it is left
-        # (no explicit LOCK_UN: that would release it for children too).
-        yield fh.fileno()
-
-
-def _tail(path: Path, n: int = LOG_TAIL_LINES) -> str:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, fh.tell() - 64 * 1024))
-            lines = fh.read().decode("utf-8", "replace").splitlines()
-    except OSError:
-        return "(log file unreadable)"
-    return "\n".join("    " + line for line in lines[-n:])
-
-
-class _Runner:
-    """Runs build commands with all their output appended to one log file.
-
-    ``lock_fd`` is handed down to the commands, so the build lock stays held
-    until the last of them exits, even if this Python process is killed.
-    """
-
-    def __init__(self, log_path: Path, lock_fd=None):
-        self.log_path = log_path
-        self.pass_fds = () if lock_fd is None else (lock_fd,)
-
-    def note(self, text: str) -> None:
-        with open(self.log_path, "a") as fh:
-            fh.write(text.rstrip("\n") + "\n")
-
-    def run(self, step: str, argv, cwd, env=None) -> None:
-        self.note(f"\n===== {step}\n$ cd {cwd}\n$ {' '.join(map(str, argv))}")
-        with open(self.log_path, "a") as fh:
-            try:
-                proc = subprocess.run(
-                    [str(a) for a in argv],
-                    cwd=str(cwd),
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    pass_fds=self.pass_fds,
-                    stdout=fh,
-                    stderr=subprocess.STDOUT,
-                )
-                rc = proc.returncode
-            except OSError as exc:
-                fh.write(f"could not run: {exc}\n")
-                rc = None
-        if rc != 0:
-            raise LibstdcxxError(
-                f"libstdc++: {step} failed "
-                f"({'could not start' if rc is None else f'exit status {rc}'}). "
-                f"The full output is in {self.log_path}; its last lines are:\n"
-                f"{_tail(self.log_path)}"
-            )
-
-
-def _extract_sources(tarball: Path, dest: Path, runner: _Runner) -> Path:
+def _extract_sources(tarball: Path, dest: Path, runner: buildsteps.Runner) -> Path:
     """Extract the ~39 MiB of the gcc tree that libstdc++-v3 needs."""
     with open(tarball, "rb") as fh:  # fail early and clearly if unreadable
         fh.read(1)
@@ -349,17 +277,9 @@ def _gcc_tree_name(tarball: Path) -> str:
 
 
 def _build_env(tools: dict, march: str, mabi: str) -> dict:
-    env = dict(os.environ)
-    # An outer make/scons must not leak jobserver or flags into this build.
-    for var in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
-                "CPPFLAGS", "LDFLAGS", "LIBS", "CPATH", "C_INCLUDE_PATH",
-                "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "GCC_EXEC_PREFIX",
-                "CONFIG_SITE"):
-        env.pop(var, None)
     # --oslib=semihost: configure's link tests need _exit, _write, ...
     target = f"-march={march} -mabi={mabi} --specs=picolibc.specs --oslib=semihost"
-    env.update(
-        LC_ALL="C",
+    return buildsteps.clean_build_env(dict(
         CC=f"{tools['gcc']} {target}",
         CXX=f"{tools['g++']} {target}",
         AR=tools["ar"],
@@ -367,15 +287,7 @@ def _build_env(tools: dict, march: str, mabi: str) -> dict:
         NM=tools["nm"],
         CFLAGS=CFLAGS,
         CXXFLAGS=CXXFLAGS,
-    )
-    return env
-
-
-def _jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return os.cpu_count() or 1
+    ))
 
 
 def _rmtree(path: Path) -> None:
@@ -386,7 +298,7 @@ def _rmtree(path: Path) -> None:
 
 
 def _build_one(src: Path, scratch: Path, install: Path, ver: str, multilib: str,
-               tools: dict, runner: _Runner) -> None:
+               tools: dict, runner: buildsteps.Runner) -> None:
     """Configure, build and install one multilib, then publish it atomically."""
     march, mabi = _ml_march_mabi(multilib)
     ml = multilib.strip("/")
@@ -407,7 +319,7 @@ def _build_one(src: Path, scratch: Path, install: Path, ver: str, multilib: str,
         *CONFIGURE_FLAGS,
     ]
     runner.run(f"configuring {multilib}", configure, cwd=build, env=env)
-    runner.run(f"building {multilib}", ["make", f"-j{_jobs()}"], cwd=build, env=env)
+    runner.run(f"building {multilib}", ["make", f"-j{buildsteps.jobs()}"], cwd=build, env=env)
 
     # Stage next to the install dir (same file system: renames are atomic).
     stage = Path(tempfile.mkdtemp(prefix=f"{install.name}.stage-", dir=install.parent))
@@ -456,16 +368,17 @@ def _build_one(src: Path, scratch: Path, install: Path, ver: str, multilib: str,
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
-    marker = _marker(install, multilib)
-    tmp = marker.with_name(marker.name + ".tmp")
-    tmp.write_text(json.dumps({
-        "multilib": ml,
-        "march": march,
-        "mabi": mabi,
-        "gcc_version": ver,
-        "built": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-    }, indent=1) + "\n")
-    os.replace(tmp, marker)
+    buildsteps.write_marker(_marker(install, multilib), multilib=ml, march=march, mabi=mabi,
+                            gcc_version=ver)
+
+
+def installed(prefix: str, multilib: str) -> Path | None:
+    """The install prefix when libstdc++ for multilib is built (only stats), else None."""
+    tarball = find_gcc_source()
+    if tarball is None or not tarball.is_file():
+        raise LibstdcxxError(_missing_source_message(tarball or GCC_SOURCE_GLOB))
+    install = _install_dir(tarball, _tools(prefix))
+    return install if _marker(install, multilib).is_file() else None
 
 
 def ensure_libstdcxx(prefix: str = DEFAULT_PREFIX,
@@ -501,7 +414,7 @@ def ensure_libstdcxx(prefix: str = DEFAULT_PREFIX,
     if not missing():
         return install
 
-    with _locked(install.parent / f"{install.name}.lock", log) as lock_fd:
+    with buildsteps.locked(install.parent / f"{install.name}.lock", log, "libstdc++") as lock_fd:
         todo = missing()  # someone else may have built them meanwhile
         if not todo:
             return install
@@ -515,7 +428,7 @@ def ensure_libstdcxx(prefix: str = DEFAULT_PREFIX,
             shutil.rmtree(old, ignore_errors=True)
         log_path = install.parent / f"{install.name}.log"
         log_path.write_text(f"libstdc++ build log, started {time.ctime()}\n")
-        runner = _Runner(log_path, lock_fd)
+        runner = buildsteps.Runner(log_path, "libstdc++", lock_fd)
         t0 = time.monotonic()
         with tempfile.TemporaryDirectory(prefix=f"{install.name}.scratch-",
                                          dir=install.parent) as scratch_s:
@@ -565,7 +478,7 @@ def main(argv=None) -> int:
     try:
         install = ensure_libstdcxx(args.prefix, multilibs,
                                    log=lambda m: print(m, file=sys.stderr))
-    except LibstdcxxError as exc:
+    except (LibstdcxxError, buildsteps.StepError) as exc:
         print(exc, file=sys.stderr)
         return 1
     print(install)

@@ -39,6 +39,8 @@ __all__ = [
     "Program",
     "Method",
     "DataSegment",
+    "ValueSpec",
+    "DTYPE_NAMES",
     "read_pte",
     "validate_pte",
     "main",
@@ -65,6 +67,15 @@ SCALAR_TYPES: Dict[int, Tuple[str, int]] = {
     26: ("Float8_e4m3fnuz", 1), 27: ("UInt16", 2), 28: ("UInt32", 4),
     29: ("UInt64", 8),
 }
+
+
+# The names inputs and outputs go by (the manifest's, torch's): ScalarType name -> name.
+DTYPE_NAMES = {"Float": "float32", "Double": "float64", "Half": "float16",
+               "BFloat16": "bfloat16", "Int": "int32", "Long": "int64", "Short": "int16",
+               "Char": "int8", "Byte": "uint8", "Bool": "bool"}
+_KT_NAMES = {1: "none", 2: "int", 3: "bool", 4: "double", 5: "tensor", 6: "string",
+             7: "int list", 8: "double list", 9: "bool list", 10: "tensor list",
+             11: "optional tensor list"}
 
 
 class PteError(Exception):
@@ -420,6 +431,20 @@ class DataSegment:
     size: int
 
 
+@dataclass(frozen=True)
+class ValueSpec:
+    """A method input or output: kind ("tensor", "int", ...), and for tensors the dtype
+    (DTYPE_NAMES, else the ScalarType name) and the shape."""
+    kind: str
+    dtype: Optional[str] = None
+    shape: Tuple[int, ...] = ()
+
+    def describe(self) -> str:
+        if self.kind != "tensor":
+            return self.kind
+        return "%s[%s]" % (self.dtype, ",".join(map(str, self.shape)))
+
+
 @dataclass
 class Method:
     name: str
@@ -431,6 +456,8 @@ class Method:
     delegates: List[str]  # backend ids
     num_values: int = 0
     num_instructions: int = 0
+    inputs: List[ValueSpec] = field(default_factory=list)
+    outputs: List[ValueSpec] = field(default_factory=list)
 
     @property
     def planned_buffer_sizes(self) -> List[int]:
@@ -696,6 +723,22 @@ def _read_method(plan: _Table, r: _Reader) -> Method:
 
     kernel_keys = {op: sorted({_kernel_key(m) for m in metadata[op]})
                    for op in sorted(metadata)}
+    def specs(field_name: str) -> List[ValueSpec]:
+        out = []
+        for index in plan.scalars(field_name) or []:
+            if not 0 <= index < len(values):
+                raise r.corrupt(plan.where, f"method {field_name} refer to value {index} "
+                                            f"but the method has {len(values)} values")
+            tag, val = values[index].union("val")
+            if tag == _KT_TENSOR and val is not None:
+                code = val.scalar("scalar_type")
+                name = SCALAR_TYPES.get(code, (str(code), 0))[0]
+                out.append(ValueSpec("tensor", DTYPE_NAMES.get(name, name),
+                                     tuple(val.scalars("sizes") or ())))
+            else:
+                out.append(ValueSpec(_KT_NAMES.get(tag, "other")))
+        return out
+
     delegates = []
     delegate_tables = plan.tables("delegates")
     for d in delegate_tables if delegate_tables is not None else ():
@@ -710,6 +753,8 @@ def _read_method(plan: _Table, r: _Reader) -> Method:
         delegates=delegates,
         num_values=len(values),
         num_instructions=num_instructions,
+        inputs=specs("inputs"),
+        outputs=specs("outputs"),
     )
 
 

@@ -44,11 +44,14 @@ def BoardLinkerScript(env, target):
 
 
 def BoardStartup(env, build_dir):
+    """Startup code, the board's console/exit/cycles, and what the toolchain's C library
+    ($TOOLCHAIN_LIBC: picolibc or newlib) needs of the system."""
     # No LTO here: libc refers to stdout, getpid and kill only after LTO has decided
     # what is used, so LTO would drop their definitions.
-    return [env.Object(os.path.join(build_dir, name + ".o"), os.path.join(COMMON_DIR, source),
-                       CCFLAGS=env["CCFLAGS"] + ["-fno-lto"])
-            for name, source in (("crt0", "crt0.S"), ("board", "board.c"))]
+    sources = ("crt0.S", "board.c", "libc_%s.c" % env["TOOLCHAIN_LIBC"])
+    return [env.Object(os.path.join(build_dir, os.path.splitext(source)[0] + ".o"),
+                       os.path.join(COMMON_DIR, source), CCFLAGS=env["CCFLAGS"] + ["-fno-lto"])
+            for source in sources]
 
 
 def _emit_map_file(target, source, env):
@@ -64,6 +67,7 @@ def generate(env):
     env["MEMORY_REGIONS"] = [region.as_dict() for region in regions]
     env.SetDefault(STACK_SIZE=16 * 1024)
     env.Append(CPPDEFINES=board.DEFINES, CPPPATH=[COMMON_DIR], LIBPATH=[COMMON_DIR])
+    env.SetDefault(TOOLCHAIN_LIBC="picolibc")
     env.Append(LINKFLAGS=["-T", "$LINKER_SCRIPT", "-Wl,-Map,${TARGETS[1]}"])
     env.Append(PROGEMITTER=[_emit_map_file])
     env.AddMethod(BoardStartup)

@@ -1,137 +1,95 @@
 """SCons tool: images and size reports derived from a linked firmware ELF.
 
-Builders (each takes one ELF per target; a list of ELFs gives one target
-each):
+    env.VerilogHex('build/x/fw.elf')   -> build/x/fw.hex       ($readmemh image)
+    env.SizeReport('build/x/fw.elf')   -> build/x/fw.size.txt  (PlatformIO-style bars)
+    env.IntelHex(...), env.RawBinary(...)  and every other format of
+                                          etcorev.output_formats.FORMATS
 
-    env.VerilogHex('build/x/fw.elf')   -> build/x/fw.hex    ($readmemh image)
-    env.IntelHex('build/x/fw.elf')     -> build/x/fw.ihex
-    env.RawBinary('build/x/fw.elf')    -> build/x/fw.bin
-    env.SizeReport('build/x/fw.elf')   -> build/x/fw.size.txt
-
-VerilogHex, IntelHex and RawBinary are byte-identical to ``objcopy -O
-verilog`` / ``-O ihex`` / ``-O binary``; all of them are written in-process
-by :mod:`etcorev.elfout`, no objcopy needed.
-
-SizeReport writes a PlatformIO-style usage report of the regions in
-``$MEMORY_REGIONS`` (a list of ``{"name", "origin", "length"}`` dicts),
-prints it, and fails the build with a one-paragraph message when a region
-overflows.  ``$MEMORY_REGIONS`` is part of the action signature, so changing
-it rebuilds the report.
-
-Construction variables: ``$VERILOGHEXCOMSTR``, ``$INTELHEXCOMSTR``,
-``$RAWBINARYCOMSTR``, ``$SIZEREPORTCOMSTR`` (one-line progress messages) and
-the target suffixes ``$VERILOGHEXSUFFIX`` (.hex), ``$INTELHEXSUFFIX``
-(.ihex), ``$RAWBINARYSUFFIX`` (.bin), ``$SIZEREPORTSUFFIX`` (.size.txt).
-All are set only if not already set.
+All are written in-process by etcorev.elfout, no objcopy needed; the Verilog hex, Intel
+HEX and raw binary are byte-identical to `objcopy -O verilog` / `-O ihex` / `-O binary`. The size report
+covers the regions in $MEMORY_REGIONS (a list of {"name", "origin", "length"}), which is
+part of its signature. `CheckImageFits` is a post-link action: an image that does not fit
+fails the build, and its ELF and map are removed, so nothing can publish it.
 """
+
+import os
 
 import SCons.Action
 import SCons.Builder
 import SCons.Errors
-import SCons.Util
-
 from elftools.common.exceptions import ELFError
 
-from etcorev import elfout
+from etcorev import elfout, quiet_messages
+from etcorev.output_formats import FORMATS
 
 
-def _convert(writer):
-    """Action function calling ``writer(elf, out)``; bad input fails cleanly."""
-
+def _converter(writer):
+    """An action function calling writer(elf, out); bad input fails in one line."""
     def action(target, source, env):
         try:
             writer(str(source[0]), str(target[0]))
         except (ELFError, ValueError) as e:
-            raise SCons.Errors.BuildError(
-                node=target[0], errstr="%s: %s" % (source[0], e)
-            )
-        return 0
-
+            raise SCons.Errors.BuildError(node=target[0], errstr="%s: %s" % (source[0], e))
     action.__name__ = writer.__name__
     return action
 
 
-_verilog_hex = _convert(elfout.write_verilog_hex)
-_intel_hex = _convert(elfout.write_intel_hex)
-_raw_binary = _convert(elfout.write_binary)
-
-
-def _regions(env):
-    regions = env.get("MEMORY_REGIONS")
-    if regions is None:
-        regions = []
-    elif isinstance(regions, dict):
-        regions = [regions]
-    elif not SCons.Util.is_Sequence(regions):
-        raise SCons.Errors.UserError(
-            "MEMORY_REGIONS must be a list of dicts with name, origin and "
-            "length, got %r" % (regions,)
-        )
-    return list(regions)
+def _usage(target, source, env):
+    try:
+        return elfout.memory_usage(str(source[0]), list(env.get("MEMORY_REGIONS", [])))
+    except (ELFError, ValueError) as e:
+        raise SCons.Errors.BuildError(node=target[0], errstr="%s: %s" % (source[0], e))
 
 
 def _size_report(target, source, env):
-    t, s = str(target[0]), str(source[0])
-    try:
-        usage = elfout.memory_usage(s, _regions(env))
-    except (ELFError, ValueError) as e:
-        raise SCons.Errors.BuildError(node=target[0], errstr="%s: %s" % (s, e))
-    report = elfout.format_size_report(usage)
-    with open(t, "w", encoding="utf-8", newline="\n") as f:
-        f.write(report + "\n")
+    report = elfout.format_size_report(_usage(target, source, env))
+    header = "Toolchain: %s" % env["TOOLCHAIN_DESCRIPTION"] if env.get("TOOLCHAIN_DESCRIPTION") else None
+    with open(str(target[0]), "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(filter(None, [header, report])) + "\n")
     print(report)
+
+
+def _check_fits(target, source, env):
+    """After the link (target: the ELF and its map): fail, and remove them, when the
+    image does not fit the board's memory."""
+    usage = _usage(target, target[:1], env)
     try:
         elfout.check_fits(usage)
     except elfout.SizeError as e:
-        # The report stays on disk for inspection; the build fails with the
-        # plain message (a BuildError prints no traceback).
+        print(elfout.format_size_report(usage))
+        for node in target:
+            if os.path.exists(node.abspath):
+                os.remove(node.abspath)
         raise SCons.Errors.BuildError(node=target[0], errstr=str(e))
-    return 0
 
-
-VerilogHexAction = SCons.Action.Action(_verilog_hex, "$VERILOGHEXCOMSTR")
-IntelHexAction = SCons.Action.Action(_intel_hex, "$INTELHEXCOMSTR")
-RawBinaryAction = SCons.Action.Action(_raw_binary, "$RAWBINARYCOMSTR")
-SizeReportAction = SCons.Action.Action(
-    _size_report, "$SIZEREPORTCOMSTR", varlist=["MEMORY_REGIONS"]
-)
 
 def _elf_builder(action, suffix):
-    """One output file per ELF."""
     return SCons.Builder.Builder(action=action, suffix=suffix, src_suffix=".elf",
                                  single_source=True)
 
 
-VerilogHexBuilder = _elf_builder(VerilogHexAction, "$VERILOGHEXSUFFIX")
-IntelHexBuilder = _elf_builder(IntelHexAction, "$INTELHEXSUFFIX")
-RawBinaryBuilder = _elf_builder(RawBinaryAction, "$RAWBINARYSUFFIX")
-SizeReportBuilder = _elf_builder(SizeReportAction, "$SIZEREPORTSUFFIX")
-
-_BUILDERS = {
-    "VerilogHex": VerilogHexBuilder,
-    "IntelHex": IntelHexBuilder,
-    "RawBinary": RawBinaryBuilder,
-    "SizeReport": SizeReportBuilder,
-}
+CHECK_FITS = SCons.Action.Action(_check_fits, None, varlist=["MEMORY_REGIONS"])
 
 
-def generate(env) -> None:
-    """Add the ELF output builders and their variables to ``env``."""
-    for name, builder in _BUILDERS.items():
-        if name not in env["BUILDERS"]:
-            env["BUILDERS"][name] = builder
-    env.SetDefault(
-        VERILOGHEXSUFFIX=".hex",
-        INTELHEXSUFFIX=".ihex",
-        RAWBINARYSUFFIX=".bin",
-        SIZEREPORTSUFFIX=".size.txt",
-        VERILOGHEXCOMSTR="Hex       $TARGET",
-        INTELHEXCOMSTR="IHex      $TARGET",
-        RAWBINARYCOMSTR="Bin       $TARGET",
-        SIZEREPORTCOMSTR="Size      $TARGET",
-        MEMORY_REGIONS=[],
-    )
+def generate(env):
+    builders = {
+        "VerilogHex": _elf_builder(SCons.Action.Action(
+            _converter(elfout.write_verilog_hex), "$VERILOGHEXCOMSTR"), ".hex"),
+        "SizeReport": _elf_builder(SCons.Action.Action(
+            _size_report, "$SIZEREPORTCOMSTR", varlist=["MEMORY_REGIONS", "TOOLCHAIN_DESCRIPTION"]),
+            ".size.txt"),
+    }
+    for name, output in FORMATS.items():
+        builders[output.builder] = _elf_builder(SCons.Action.Action(
+            _converter(output.writer), "$%sCOMSTR" % output.builder.upper()), output.suffix)
+        quiet_messages.set_message(env, output.builder.upper() + "COMSTR", "Writing", "target")
+    for name, builder in builders.items():
+        env["BUILDERS"].setdefault(name, builder)
+    quiet_messages.set_message(env, "VERILOGHEXCOMSTR", "Writing", "target")
+    quiet_messages.set_message(env, "SIZEREPORTCOMSTR", "Checking size of", "source")
+    env.SetDefault(MEMORY_REGIONS=[])
+    env["CHECK_IMAGE_FITS"] = CHECK_FITS       # the firmware tool's post-link action
 
 
-def exists(env) -> bool:
+def exists(env):
     return True

@@ -1,18 +1,24 @@
 """The ExecuTorch runtime from a source tree, built by SCons alone.
 
-Source lists come from the tree (site_scons/etcorev/etsources.py reads its .bzl files
-as ExecuTorch's CMake does); the schema headers come from flatc; the kernel
-registration comes from ExecuTorch's own codegen, run as builders:
+Source lists come from the tree (etcorev.et_index reads its .bzl files as ExecuTorch's
+CMake does), the schema headers from flatc, the kernel registrations from ExecuTorch's own
+codegen (the executorch_codegen tool). What one variant builds:
 
-    selected_operators.yaml   <- gen_oplist       <- the model's operators (a Value)
-    RegisterCodegen...cpp     <- codegen.gen      <- selected_operators.yaml
-    selected_max_kernel_num.h <- gen_max_kernel_num (v1.4; v1.0 gets -DMAX_KERNEL_NUM)
-    selected_op_variants.h    <- gen_selected_op_variants (dtype selection)
+    et/core/...              executorch_core (+ the minimal PAL), compiled once
+    et/prim_ops/...          the prim ops, when a model uses them
+    et/kernels/...           kernel helpers (util/, pattern/): no dtype selection, shared
+    kernels/<lib>/<sel>/...  a kernel source compiled for one dtype selection of the
+                             operators it implements (<sel> names it): models with the same
+                             selection share the object
+    registration/<lib>-<sel>/  codegen and registration of one library's selection
+    registry/<sel>/          operator_registry.cpp, its table sized for the selection
 
-The operator set is a Value node, so new weights with the same operators regenerate
-nothing. Codegen runs with the tree as working directory, as CMake runs it.
+    env.Tool("executorch")                 # needs $executorch (the tree) and the toolchain
+    runtime = env.ExecuTorchRuntime()      # {"core": lib, "prim_ops": lib}
+    kernels = env.ExecuTorchKernels(plan)  # libs, whole-archive registrations, registry
 """
 
+import hashlib
 import json
 import os
 import re
@@ -20,12 +26,11 @@ import shutil
 import subprocess
 import sys
 
-import SCons.Errors
 from SCons.Action import Action
-from SCons.Builder import Builder
 
-from etcorev import etsources
+from etcorev import et_index, require_tools
 from etcorev.errors import BuildSetupError
+from etcorev.et_tree import ETSourceError, check_tree
 
 SUPPORTED_VERSIONS = ("1.4.1", "1.0.0")
 MIN_VERSION = (1, 0, 0)        # older trees are refused; newer untested ones get a warning
@@ -34,6 +39,7 @@ MIN_VERSION = (1, 0, 0)        # older trees are refused; newer untested ones ge
 V1_0_MAX_KERNEL_NUM = 64
 DEBIAN_FLATBUFFERS = "/usr/include/flatbuffers"
 DEBIAN_FLATC = "/usr/bin/flatc"
+REGISTRY_SOURCE = "runtime/kernel/operator_registry.cpp"
 
 
 def _root(env):
@@ -51,77 +57,25 @@ def _root(env):
     return root
 
 
-def _python_command(env, target, args, cwd):
-    """Run one of ExecuTorch's Python tools; its chatter goes to the log unless it fails."""
-    proc = subprocess.run([sys.executable, "-m"] + args, cwd=cwd, capture_output=True,
-                          text=True)
-    if env.get("verbose") or proc.returncode:
-        sys.stdout.write(proc.stdout)
-        sys.stderr.write(proc.stderr)
-    if proc.returncode:
-        raise SCons.Errors.BuildError(
-            node=target[0], errstr="ExecuTorch's %s failed (exit %d): see the output above"
-            % (args[0], proc.returncode), exitstatus=2)
+def _check_version(root):
+    try:
+        version = check_tree(root)
+    except ETSourceError as error:
+        raise BuildSetupError(str(error))
+    if version and tuple(int(n) for n in version.split(".")) < MIN_VERSION:
+        raise BuildSetupError(
+            "ExecuTorch %s at %s is too old: this build needs ExecuTorch %s or newer "
+            "(tested: %s). Check out v%s there, or point executorch= at a newer tree."
+            % (version, root, ".".join(map(str, MIN_VERSION)), ", ".join(SUPPORTED_VERSIONS),
+               SUPPORTED_VERSIONS[0]))
+    if version not in SUPPORTED_VERSIONS:
+        print("scons: warning: ExecuTorch %s at %s is not a tested version (tested: %s); "
+              "building anyway." % (version or "of unknown version", root,
+                                    ", ".join(SUPPORTED_VERSIONS)), file=sys.stderr)
+    return version
 
 
-def _gen_oplist(target, source, env):
-    selection = json.loads(source[0].read())
-    args = ["codegen.tools.gen_oplist", "--output_path=" + target[0].abspath]
-    if selection == "all":
-        args.append("--include_all_operators")
-    else:
-        args.append("--ops_dict=" + json.dumps(selection, sort_keys=True))
-    _python_command(env, target, args, env["ET_ROOT"])
-
-
-def _torchgen_dir():
-    import torchgen
-    return os.path.dirname(torchgen.__file__)
-
-
-def _gen_registration(target, source, env):
-    """codegen.gen for one kernel library: source[1] is its yaml, passed with
-    $ET_YAML_FLAG (--functions-yaml-path or --custom-ops-yaml-path)."""
-    out_dir = os.path.dirname(target[0].abspath)
-    tags = os.path.join(_torchgen_dir(), "packaged", "ATen", "native")
-    args = ["codegen.gen", "--source-path=" + os.path.join(env["ET_ROOT"], "codegen"),
-            "--install-dir=" + out_dir,
-            "--tags-path=" + os.path.join(tags, "tags.yaml"),
-            "--aten-yaml-path=" + os.path.join(tags, "native_functions.yaml"),
-            "--op-selection-yaml-path=" + source[0].abspath,
-            env["ET_YAML_FLAG"] + "=" + source[1].abspath]
-    _python_command(env, target, args, env["ET_ROOT"])
-
-
-def _gen_max_kernel_num(target, source, env):
-    """source: the prim ops source, then every library's selected_operators.yaml."""
-    args = ["codegen.tools.gen_max_kernel_num"]
-    args += ["--oplist-yaml=" + node.abspath for node in source[1:]]
-    args += ["--prim-ops-source=" + source[0].abspath, "--output-path=" + target[0].abspath]
-    _python_command(env, target, args, env["ET_ROOT"])
-
-
-def _gen_op_variants(target, source, env):
-    args = ["codegen.tools.gen_selected_op_variants", "--yaml-file=" + source[0].abspath,
-            "--output-dir=" + os.path.dirname(target[0].abspath) + os.sep]
-    _python_command(env, target, args, env["ET_ROOT"])
-
-
-REGISTRATION_OUTPUTS = ("RegisterCodegenUnboxedKernelsEverything.cpp",
-                        "RegisterCodegenUnboxedKernels_0.cpp", "Functions.h",
-                        "NativeFunctions.h", "RegisterKernels.h")
-# With a custom_ops.yaml codegen also writes the ahead-of-time (PyTorch) registration.
-CUSTOM_OPS_OUTPUTS = ("CustomOpsNativeFunctions.h", "RegisterCPUCustomOps.cpp",
-                      "RegisterCPUStub.cpp", "RegisterSchema.cpp")
-
-
-def _registration_emitter(target, source, env):
-    out_dir = target[0].dir
-    names = REGISTRATION_OUTPUTS
-    if env["ET_YAML_FLAG"] == "--custom-ops-yaml-path":
-        names += CUSTOM_OPS_OUTPUTS
-    return [out_dir.File(name) for name in names], source
-
+# ---------------------------------------------------------------- flatbuffers
 
 def _flatbuffers_config(root):
     """flatc and headers of the same version (generated headers static_assert it): the
@@ -173,6 +127,12 @@ def _flatc_version(flatc):
     return match.group(1) if match else None
 
 
+# ---------------------------------------------------------------- the runtime
+
+def _in(env, *parts):
+    return os.path.join(env["VARIANT_DIR"], *parts)
+
+
 def ExecuTorchSchema(env):
     """program_generated.h and scalar_type_generated.h in the variant's gen directory."""
     schema_dir = os.path.join(env["ET_ROOT"], "schema")
@@ -182,67 +142,155 @@ def ExecuTorchSchema(env):
          os.path.join(out_dir, "scalar_type_generated.h")],
         [os.path.join(schema_dir, "program.fbs"), os.path.join(schema_dir, "scalar_type.fbs")],
         Action("$FLATC --cpp --cpp-std c++11 --gen-mutable --scoped-enums -o ${TARGET.dir} "
-               "${SOURCES[1]} ${SOURCES[0]}", "$GENCOMSTR"))
+                   "${SOURCES[1]} ${SOURCES[0]}", "$GENCOMSTR"))
     env.Depends(schema, env.get("ET_FLATBUFFERS_HEADERS", []))
     return schema
 
 
-def ExecuTorchRegistration(env, out_dir, selection, yaml, yaml_flag):
-    """Codegen for one kernel library; selection is the gen_oplist ops_dict or "all".
-    Returns (codegen outputs, the first being the registration .cpp; selected_operators.yaml)."""
-    value = env.Value(json.dumps(selection, sort_keys=True))
-    oplist = env.Command(os.path.join(out_dir, "selected_operators.yaml"), value,
-                         Action(_gen_oplist, "$GENCOMSTR"))
-    registration = env.ETRegistration(os.path.join(out_dir, REGISTRATION_OUTPUTS[0]),
-                                      [oplist[0], yaml], ET_YAML_FLAG=yaml_flag)
-    return registration, oplist[0]
+def _tree_objects(env, directory, sources):
+    root = env["ET_ROOT"]
+    return env.ObjectsIn(directory, [os.path.join(root, s) for s in sources], root)
 
 
-def ExecuTorchMaxKernelNum(env, out_dir, oplists):
-    """Size the kernel registry for the selection, for what env compiles
-    (operator_registry.cpp): v1.4 generates selected_max_kernel_num.h under out_dir,
-    which env's include path then finds; v1.0 has no generator and gets MAX_KERNEL_NUM.
-    Returns the generated header (none on v1.0)."""
+def ExecuTorchRuntime(env):
+    """executorch_core (without operator_registry.cpp, which each model's selection
+    sizes) and the prim ops."""
+    root = env["ET_ROOT"]
+    core_sources = [s for s in et_index.core_sources(root, pal="minimal") if s != REGISTRY_SOURCE]
+    core_objects = _tree_objects(env, _in(env, "et", "core"), core_sources)
+    env.Depends(core_objects, env.ExecuTorchSchema())
+    prim_objects = _tree_objects(env, _in(env, "et", "prim_ops"), et_index.prim_ops_sources(root))
+    return {"core": env.StaticLibrary(_in(env, "et", "executorch_core"), core_objects),
+            "prim_ops": env.StaticLibrary(_in(env, "et", "prim_ops"), prim_objects)}
+
+
+def _digest(value):
+    return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def _object_base(env, source):
+    """An object's path below its directory: relative to the tree or the checkout."""
+    for base in (env["ET_ROOT"], env.Dir("#").abspath):
+        if source.startswith(base + os.sep):
+            return os.path.relpath(source, base)
+    return os.path.basename(source)
+
+
+def ExecuTorchKernels(env, plan, made=None):
+    """The kernel libraries, registrations and registry for a kernel_plan.Plan. made:
+    a dict shared between the calls of one build, so that shared nodes are made once.
+    Returns {"libs": [...], "whole_archive": [...], "registry": [objects]}."""
+    made = {} if made is None else made
+
+    def once(key, make):
+        if key not in made:
+            made[key] = make()
+        return made[key]
+
+    libs, registrations, oplists = [], [], []
+    for kernel_set in plan.kernel_sets:
+        lib_env = env.Clone()
+        lib_env.Append(CPPPATH=list(kernel_set.include_dirs))
+        if kernel_set.kind == "corev":
+            lib_env.Append(CCFLAGS=env.get("COREV_KERNEL_CCFLAGS", []))
+        selection = kernel_set.selection
+        reg_dir = _in(env, "registration", "%s-%s" % (
+            kernel_set.name, _digest([selection, kernel_set.yamls])))
+
+        def registration(reg_dir=reg_dir, lib_env=lib_env, kernel_set=kernel_set):
+            oplist = env.ETOplist(os.path.join(reg_dir, "selected_operators.yaml"),
+                                  env.Value(json.dumps(selection, sort_keys=True)))
+            outputs = lib_env.ETRegistration(
+                os.path.join(reg_dir, "RegisterCodegenUnboxedKernelsEverything.cpp"),
+                oplist + [y for _, y in kernel_set.yamls],
+                ET_YAML_FLAGS=[flag for flag, _ in kernel_set.yamls])
+            reg_env = lib_env.Clone()
+            reg_env.Prepend(CPPPATH=[reg_dir])
+            objects = reg_env.ObjectsIn(reg_dir, outputs[0])
+            return oplist[0], outputs, reg_env.StaticLibrary(
+                os.path.join(reg_dir, "registration_" + kernel_set.name), objects)
+
+        oplist, outputs, registration_lib = once(reg_dir, registration)
+        oplists.append(oplist)
+        registrations += registration_lib
+
+        objects = []
+        for source in kernel_set.op_sources:
+            ops = kernel_set.source_ops.get(source)
+            if kernel_set.kind == "user" or ops is None:      # serves the whole selection
+                obj_dir, headers = reg_dir, outputs
+            elif not kernel_set.dtype_selective:
+                obj_dir, headers = _in(env, "kernels", kernel_set.name, "all"), []
+            else:
+                own = {op: selection[op] for op in ops}
+                obj_dir = _in(env, "kernels", kernel_set.name, _digest(own))
+                headers = once(obj_dir, lambda obj_dir=obj_dir, own=own: env.ETOpVariants(
+                    os.path.join(obj_dir, "selected_op_variants.h"),
+                    env.ETOplist(os.path.join(obj_dir, "selected_operators.yaml"),
+                                 env.Value(json.dumps(own, sort_keys=True)))))
+            target = os.path.join(obj_dir, os.path.splitext(_object_base(env, source))[0])
+
+            def compile_one(obj_dir=obj_dir, headers=headers, source=source, target=target):
+                obj_env = lib_env.Clone()
+                obj_env.Prepend(CPPPATH=[obj_dir])
+                if kernel_set.dtype_selective:
+                    # Each selection's should_include_kernel_dtype() gets a name of its
+                    # own: one inline function with different bodies in different
+                    # objects would be merged by the linker (and LTO) into one of them.
+                    obj_env.Append(CPPDEFINES=[
+                        "EXECUTORCH_SELECTIVE_BUILD_DTYPE",
+                        ("should_include_kernel_dtype",
+                         "should_include_kernel_dtype_" + os.path.basename(obj_dir))])
+                obj = obj_env.Object(target + env["OBJSUFFIX"], source)
+                obj_env.Depends(obj, headers)
+                return obj
+            objects += once(target, compile_one)
+        # Helpers do not see the dtype selection (as in ExecuTorch's CMake): shared.
+        objects += once(("util",) + tuple(kernel_set.util_sources), lambda: _tree_objects(
+            env, _in(env, "et", "kernels"),
+            [os.path.relpath(s, env["ET_ROOT"]) for s in kernel_set.util_sources]))
+        libs.append(objects)
+    registry_dir = _in(env, "registry", _digest([k.selection for k in plan.kernel_sets]))
+    registry = once(registry_dir, lambda: env.ExecuTorchRegistry(registry_dir, oplists))
+    return {"objects": libs, "whole_archive": registrations, "registry": registry}
+
+
+def ExecuTorchRegistry(env, out_dir, oplists):
+    """operator_registry.cpp with its kernel table sized for the selection: v1.4 generates
+    selected_max_kernel_num.h; v1.0 has no generator and gets MAX_KERNEL_NUM."""
+    registry_env = env.Clone()
+    source = os.path.join(env["ET_ROOT"], REGISTRY_SOURCE)
+    target = os.path.join(out_dir, "operator_registry" + env["OBJSUFFIX"])
     if env["ET_VERSION"] == "1.0.0":
-        env.Append(CPPDEFINES=[("MAX_KERNEL_NUM", V1_0_MAX_KERNEL_NUM)])
-        return []
-    env.Append(CPPPATH=[out_dir])
+        registry_env.Append(CPPDEFINES=[("MAX_KERNEL_NUM", V1_0_MAX_KERNEL_NUM)])
+        return registry_env.Object(target, source)
+    registry_env.Prepend(CPPPATH=[out_dir])
     prim_ops = os.path.join(env["ET_ROOT"], "kernels", "prim_ops", "register_prim_ops.cpp")
-    header = os.path.join(out_dir, "executorch", "runtime", "kernel",
-                          "selected_max_kernel_num.h")
-    return env.Command(header, [prim_ops] + list(oplists), Action(_gen_max_kernel_num, "$GENCOMSTR"))
-
-
-def ExecuTorchOpVariants(env, out_dir, oplist):
-    return env.Command(os.path.join(out_dir, "selected_op_variants.h"), oplist,
-                       Action(_gen_op_variants, "$GENCOMSTR"))
+    header = env.ETMaxKernelNum(os.path.join(out_dir, "executorch", "runtime", "kernel",
+                                             "selected_max_kernel_num.h"),
+                                [prim_ops] + list(oplists))
+    obj = registry_env.Object(target, source)
+    registry_env.Depends(obj, header)
+    return obj
 
 
 def generate(env):
+    require_tools(env, "firmware")
+    if "VARIANT_DIR" not in env or "TOOLCHAIN_PREFIX" not in env:
+        raise BuildSetupError("The executorch tool needs the toolchain and $VARIANT_DIR set "
+                              "first (SConstruct: toolchain.configure(env)).")
     root = _root(env)
-    try:
-        version = etsources.check_tree(root)
-    except etsources.ETSourceError as error:
-        raise BuildSetupError(str(error))
-    if version and tuple(int(n) for n in version.split(".")) < MIN_VERSION:
-        raise BuildSetupError(
-            "ExecuTorch %s at %s is too old: this build needs ExecuTorch %s or newer "
-            "(tested: %s). Check out v%s there, or point executorch= at a newer tree."
-            % (version, root, ".".join(map(str, MIN_VERSION)), ", ".join(SUPPORTED_VERSIONS),
-               SUPPORTED_VERSIONS[0]))
-    if version not in SUPPORTED_VERSIONS:
-        print("scons: warning: ExecuTorch %s at %s is not a tested version (tested: %s); "
-              "building anyway." % (version or "of unknown version", root,
-                                    ", ".join(SUPPORTED_VERSIONS)), file=sys.stderr)
+    version = _check_version(root)
     flatc, flatbuffers_include, flatbuffers_defines = _flatbuffers_config(root)
-    flatbuffers_include = [flatbuffers_include] if flatbuffers_include else None
-    gen_dir = os.path.join(env["VARIANT_DIR"], "et", "gen")
-    if flatbuffers_include is None:
+    gen_dir = _in(env, "et", "gen")
+    if flatbuffers_include:
+        include = [flatbuffers_include]
+    else:
         # Debian's headers sit in /usr/include beside the host's C library: copy just
         # them, so the cross compiler never searches the host's include directory.
-        flatbuffers_include = [os.path.join(env["VARIANT_DIR"], "et", "flatbuffers")]
+        include = [_in(env, "et", "flatbuffers")]
         env["ET_FLATBUFFERS_HEADERS"] = env.Install(
-            os.path.join(flatbuffers_include[0], "flatbuffers"),
+            os.path.join(include[0], "flatbuffers"),
             env.Glob(os.path.join(DEBIAN_FLATBUFFERS, "*.h")))
     env.Replace(ET_ROOT=root, ET_VERSION=version or "unknown", ET_GEN_DIR=gen_dir, FLATC=flatc)
 
@@ -253,23 +301,18 @@ def generate(env):
         defines.append(("ET_MIN_LOG_LEVEL", env["logging"]))   # a token: Debug, Info, ...
     if version != "1.0.0":
         defines.append(("ET_ENABLE_DEPRECATED_CONSTANT_BUFFER", 0))
-    defines += flatbuffers_defines
     env.Append(
-        CPPDEFINES=defines,
+        CPPDEFINES=defines + flatbuffers_defines,
         CPPPATH=[os.path.dirname(root), os.path.join(root, "runtime", "core", "portable_type", "c10"),
-                 gen_dir] + flatbuffers_include,
+                 gen_dir] + include,
         # Absolute tree paths out of objects and debug info: reproducible builds.
         CCFLAGS=["-ffile-prefix-map=%s=executorch" % root],
         # ExecuTorch deprecates its own aliases faster than its kernels stop using them.
         CXXFLAGS=["-Wno-deprecated-declarations"],
     )
-    env["BUILDERS"]["ETRegistration"] = Builder(
-        action=Action(_gen_registration, "$GENCOMSTR", varlist=["ET_YAML_FLAG"]),
-        emitter=_registration_emitter)
-    env.AddMethod(ExecuTorchSchema)
-    env.AddMethod(ExecuTorchRegistration)
-    env.AddMethod(ExecuTorchMaxKernelNum)
-    env.AddMethod(ExecuTorchOpVariants)
+    require_tools(env, "executorch_codegen")
+    for method in (ExecuTorchSchema, ExecuTorchRuntime, ExecuTorchKernels, ExecuTorchRegistry):
+        env.AddMethod(method)
 
 
 def exists(env):

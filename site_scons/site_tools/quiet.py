@@ -20,6 +20,9 @@ import SCons.Node
 import SCons.Node.Alias
 import SCons.Node.FS
 import SCons.Script
+import SCons.Util
+
+from etcorev import add_progress
 
 MESSAGES = {
     "CCCOMSTR": "Compiling $QUIET_SOURCE",
@@ -35,26 +38,20 @@ MESSAGES = {
     "SUBSTFILECOMSTR": "Writing $QUIET_TARGET",
     "GENCOMSTR": "Generating $QUIET_TARGET",
     "INSTALLSTR": "Installing $QUIET_TARGET",
-    # elf_outputs' builders (it only sets these when they are unset).
-    "VERILOGHEXCOMSTR": "Writing $QUIET_TARGET",
-    "INTELHEXCOMSTR": "Writing $QUIET_TARGET",
-    "RAWBINARYCOMSTR": "Writing $QUIET_TARGET",
-    "SIZEREPORTCOMSTR": "Checking size of $QUIET_SOURCE",
 }
 
 
 class BuildProgress:
     """SCons calls this (through Progress()) with every node it is about to build or
-    find up to date, once each; it counts the derived files among them against all
-    derived files under the build targets (counted at the first call, when the
-    targets are final). Implicit dependencies are not scanned for the count; a
-    generated file reached only through an #include counts when reached, and the
-    percentage stops at 100."""
+    find up to date, once each. The percentage is the share of all derived files under
+    the build targets (counted at the first call, when the targets are final) that SCons
+    has reached; up-to-date files count as reached. Messages take it when they are
+    printed, so the percentages rise with the build and the last message says 100%."""
 
     def __init__(self):
         self.done = 0
         self.total = None
-        self.reached = {}     # node -> the percentage when SCons reached it
+        self.shown = 0
 
     @staticmethod
     def _derived(node):
@@ -69,6 +66,18 @@ class BuildProgress:
             else:
                 yield SCons.Node.Alias.default_ans.lookup(target) or fs.Entry(target)
 
+    @staticmethod
+    def _children(node):
+        """Direct attributes, not children(): that would scan a node before SCons does.
+        Libraries given to a link through $LIBS become children only when SCons scans
+        it, so they are taken from the link's environment."""
+        yield from node.sources or ()
+        yield from node.depends or ()
+        yield from node.implicit or ()
+        if node.has_builder() and node.builder.get_name(node.get_env()) == "Program":
+            libs = node.get_build_env().get("LIBS", [])
+            yield from (lib for lib in SCons.Util.flatten(libs) if isinstance(lib, SCons.Node.Node))
+
     def _count(self):
         seen, stack, total = set(), list(self._top_nodes()), 0
         while stack:
@@ -77,10 +86,7 @@ class BuildProgress:
                 continue
             seen.add(node)
             total += self._derived(node)
-            # Direct attributes, not children(): that would scan, or memoise a child
-            # list before SCons scans the node.
-            for children in (node.sources, node.depends, node.implicit):
-                stack.extend(children or ())
+            stack.extend(self._children(node))
         return total
 
     def __call__(self, node):
@@ -88,16 +94,12 @@ class BuildProgress:
             self.total = self._count()
         if self._derived(node):
             self.done += 1
-            self.reached[node] = self.percent()
 
-    def percent(self):
-        return min(100, 100 * self.done // self.total) if self.total else None
-
-    def prefix(self, node):
-        """For the message of the task building node: where the build was when SCons
-        reached it (messages of parallel jobs can still interleave)."""
-        percent = self.reached.get(node, self.percent())
-        return "" if percent is None else "[%3d%%] " % percent
+    def prefix(self):
+        if not self.total:
+            return ""
+        self.shown = max(self.shown, min(100, 100 * self.done // self.total))
+        return "[%3d%%] " % self.shown
 
 
 def _short_path(env, node):
@@ -143,11 +145,11 @@ def generate(env):
     env["QUIET_TARGET"] = _quiet_target
     progress = BuildProgress()
     env["QUIET_PROGRESS"] = lambda target, source, env, for_signature: (
-        progress.prefix(target[0]) if target else "")
+        "" if for_signature else progress.prefix())
     for name, message in MESSAGES.items():
         env[name] = "${QUIET_PROGRESS}" + message
     _quiet_textfile(env)
-    SCons.Script.Progress(progress)
+    add_progress(progress)
 
 
 def exists(env):

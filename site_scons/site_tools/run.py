@@ -1,12 +1,17 @@
-"""`scons run`: run the firmware on the board's simulator, print its output and cycles,
-and end with the program's exit status.
+"""`scons run`: run each firmware on the board's simulator, print its output and cycles,
+check its outputs, and end with the program's exit status.
 
 QEMU (board=qemu) and the CV32E40P Verilator testbench (board=cv32e40p, with
 verilator_model= set) say how a program ended differently; the board module parses it.
+A run is a failure when the program exits non-zero, runs longer than timeout= seconds,
+prints fewer outputs than its method has, or prints outputs that differ from the
+expected ones (expected=, NAME.expected.json; atol=/rtol= for floats). With several
+models, a summary table ends the run and the status is non-zero when any failed.
 """
 
 import atexit
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -14,61 +19,131 @@ import tempfile
 import SCons.Errors
 from SCons.Action import Action
 
+from etcorev import elfout, model_io
 
-def _run(target, source, env):
+PHASES = ("startup", "program load", "method load", "execute", "output")
+TIMEOUT_STATUS = 124          # what coreutils' timeout returns
+
+
+class ProgramExit(SCons.Errors.BuildError):
+    """A run failed; .status is the exit status scons ends with."""
+
+
+def _run_one(firmware, env):
+    """Run one firmware; returns (status, output text, cycles, note)."""
     board = env["BOARD_MODULE"]
-    elf, hexfile = str(source[0]), str(source[1])
-    model = [str(node) for node in source[2:]] or None   # external model: hex, bin
+    model = [str(firmware["model_hex"]), str(firmware["model_bin"])] \
+        if firmware.get("model_hex") else None
     # Simulators may leave files in their working directory: give them a scratch one.
     with tempfile.TemporaryDirectory(prefix="corev-run-") as workdir:
-        argv = board.run_command(elf, hexfile, env, workdir, model=model)
+        argv = board.run_command(str(firmware["elf"]), str(firmware["hex"]), env, workdir,
+                                 model=model)
         if argv is None:
             raise SCons.Errors.UserError(board.NO_RUNNER_MESSAGE)
         if env.get("verbose"):
             print(" ".join(argv))
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, text=True, errors="replace",
-                              cwd=workdir)
-    sys.stdout.write(proc.stdout)
+        try:
+            proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, errors="replace", cwd=workdir,
+                                  timeout=env["timeout"], text=True)
+        except subprocess.TimeoutExpired as expired:
+            text = expired.stdout or ""
+            text = text.decode(errors="replace") if isinstance(text, bytes) else text
+            return TIMEOUT_STATUS, text, None, "stopped after timeout=%g s" % env["timeout"]
     result = board.parse_run(proc.stdout, proc.returncode)
-    if result.cycles is not None:
-        print("Cycles: %d" % result.cycles)
-    print("Exit status: %d" % result.exit_status)
-    if result.exit_status:
-        # ExplicitExit makes scons itself end with the program's status.
-        raise ProgramExit(node=target[0], status=result.exit_status,
-                          errstr="the program exited with status %d" % result.exit_status)
+    return int(result.exit_status), proc.stdout, result.cycles, result.note
+
+
+def _check_outputs(firmware, text, env):
+    """None when the printed outputs are complete (and as expected), else why not."""
+    model = firmware.get("model")
+    if model is None:
+        return None
+    printed = model_io.parse_outputs(text)
+    wanted = len(model.program.methods[0].outputs)
+    if len(printed) < wanted:
+        return "printed %d of the method's %d outputs" % (len(printed), wanted)
+    if model.expected:
+        expected = model_io.read_tensors(model.expected, "outputs", "expected")
+        difference = model_io.compare(printed, expected, env["atol"], env["rtol"])
+        if difference:
+            return "%s (%s)" % (difference, os.path.basename(model.expected))
+        return "ok"
+    return None
+
+
+def _run(target, source, env):
+    rows, failed = [], None
+    for firmware in env["RUN_FIRMWARES"]:
+        status, text, cycles, note = _run_one(firmware, env)
+        sys.stdout.write(text)
+        if cycles is not None:
+            print("Cycles: %d" % cycles)
+        problem = note if status else None
+        check = None
+        if not status:
+            check = _check_outputs(firmware, text, env)
+            if check not in (None, "ok"):
+                problem, status = "outputs: " + check, 1
+        print("Exit status: %d" % status)
+        if problem:
+            print("Run failed: %s" % problem)
+            failed = failed or (status, problem)
+        rows.append(_row(firmware, status, text, check, problem))
+    if len(rows) > 1:
+        print(_table(rows))
+    if failed:
+        # The atexit handler below makes scons itself end with the program's status.
+        raise ProgramExit(node=target[0], errstr="the program failed: %s (exit status %d)"
+                          % (failed[1], failed[0]), status=failed[0])
     return 0
 
 
-class ProgramExit(SCons.Errors.BuildError):
-    """The program ended with a non-zero status (kept in .status)."""
+def _row(firmware, status, text, check, problem):
+    cycles = {m.group(1): int(m.group(2)) for m in re.finditer(
+        r"^Cycles (%s): (\d+)$" % "|".join(PHASES), text, re.M)}
+    sizes = elfout.memory_usage(str(firmware["elf"]), [])["totals"]
+    name = firmware["model"].name if firmware.get("model") else os.path.basename(str(firmware["elf"]))
+    return [name, "ok" if not status else "FAIL %d" % status] + \
+        [str(cycles.get(p, "-")) for p in PHASES] + \
+        ["%d/%d" % (sizes["text"], sizes["data"] + sizes["bss"]),
+         check or ("-" if not problem else problem)]
+
+
+def _table(rows):
+    header = ["model", "status"] + list(PHASES) + ["text/data+bss", "outputs"]
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header) - 1)]
+    lines = ["", "Summary (%d models; cycles per phase)" % len(rows)]
+    for row in [header] + rows:
+        lines.append("  ".join(cell.ljust(width) if i < 2 else cell.rjust(width)
+                               for i, (cell, width) in enumerate(zip(row, widths)))
+                     + "  " + row[-1])
+    return "\n".join(lines)
 
 
 def _exit_with_program_status():
     """SCons ends every failed build with status 2; `scons run` ends with the program's."""
     from SCons.Script import GetBuildFailures
     for failure in GetBuildFailures():
-        if isinstance(failure, ProgramExit):
+        if isinstance(failure, ProgramExit) and isinstance(failure.status, int):
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(failure.status)
 
 
-RUN_ACTION = Action(_run, "Running $SOURCE on $board")
-
-
-def RunFirmware(env, firmware):
-    sources = [firmware["elf"], firmware["hex"]]
-    if firmware.get("model_hex"):
-        sources += [firmware["model_hex"], firmware["model_bin"]]
-    run = env.Alias("run", sources, RUN_ACTION)
+def RunFirmwares(env, firmwares):
+    sources = []
+    for firmware in firmwares:
+        sources += [firmware["elf"], firmware["hex"]] + \
+            [firmware[k] for k in ("model_hex", "model_bin") if firmware.get(k)]
+    run = env.Alias("run", sources, Action(_run, "Running on $board"),
+                    RUN_FIRMWARES=firmwares)
     env.AlwaysBuild(run)
     return run
 
 
 def generate(env):
-    env.AddMethod(RunFirmware)
+    env.AddMethod(RunFirmwares)
     atexit.register(_exit_with_program_status)
 
 

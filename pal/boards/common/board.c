@@ -1,4 +1,5 @@
-/* Console, exit and trap reporting for every board, on picolibc or newlib.
+/* Console, exit, cycle counter and trap reporting for every board. What the C library
+   needs of the system (stdio, exit, heap, ...) is in libc_<picolibc|newlib>.c.
 
    Board macros (CPPDEFINES from the board module):
      BOARD_CONSOLE_ADDR  a byte store here prints a character
@@ -7,8 +8,6 @@
                          encoding) instead of a plain exit-value register */
 
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "board.h"
 
@@ -57,53 +56,3 @@ __attribute__((noreturn)) void board_trap(uint32_t mcause, uint32_t mepc,
   board_putc('\n');
   board_exit(128 + (int)(mcause & 0x7f));
 }
-
-void _exit(int code) { board_exit(code); }
-
-#ifdef __PICOLIBC__
-/* picolibc's stdio does not call _write: stdout is a stream over board_putc. */
-static int stream_putc(char c, FILE *file) {
-  (void)file;
-  board_putc(c);
-  return (unsigned char)c;
-}
-static FILE console = FDEV_SETUP_STREAM(stream_putc, NULL, NULL, _FDEV_SETUP_WRITE);
-FILE *const stdout = &console;
-FILE *const stderr = &console;
-FILE *const stdin = &console;
-
-/* abort() raises SIGABRT through kill(): end the program with the signal's status. */
-int getpid(void) { return 1; }
-int kill(int pid, int sig) {
-  (void)pid;
-  board_exit(128 + sig);
-}
-#else
-/* newlib (CORE-V GCC): the usual system-call stubs. */
-#include <errno.h>
-#include <sys/stat.h>
-extern char __heap_start[], __heap_end[];
-static char *heap_top = __heap_start;
-
-int _write(int fd, const char *buf, int len) {
-  (void)fd;
-  for (int i = 0; i < len; i++) board_putc(buf[i]);
-  return len;
-}
-void *_sbrk(ptrdiff_t incr) {
-  char *prev = heap_top;
-  if (heap_top + incr > __heap_end) {
-    errno = ENOMEM;
-    return (void *)-1;
-  }
-  heap_top += incr;
-  return prev;
-}
-int _read(int fd, char *buf, int len) { (void)fd; (void)buf; (void)len; return 0; }
-int _close(int fd) { (void)fd; return -1; }
-int _fstat(int fd, struct stat *st) { (void)fd; st->st_mode = S_IFCHR; return 0; }
-int _isatty(int fd) { (void)fd; return 1; }
-int _lseek(int fd, int off, int whence) { (void)fd; (void)off; (void)whence; return 0; }
-int _kill(int pid, int sig) { (void)pid; (void)sig; errno = EINVAL; return -1; }
-int _getpid(void) { return 1; }
-#endif

@@ -1,0 +1,62 @@
+"""A build directory that survives what users do to it: two scons processes at once (a
+lock, naming the process that holds it), `kill -9` (the signature database is written
+every few seconds during the build, not only at its end), and a path that is a file."""
+
+import fcntl
+import os
+import time
+
+import SCons.SConsign
+
+from etcorev.errors import BuildSetupError
+
+CHECKPOINT_SECONDS = 2.0
+LOCK_NAME = ".lock"
+_held = []        # open lock files: held until the process ends
+
+
+def prepare(build_dir):
+    """Make build_dir and lock it for this process."""
+    if os.path.exists(build_dir) and not os.path.isdir(build_dir):
+        raise BuildSetupError("build_dir=%s names a file, not a directory: choose another "
+                              "build_dir." % build_dir)
+    try:
+        os.makedirs(build_dir, exist_ok=True)
+    except OSError as error:
+        raise BuildSetupError("Cannot make the build directory %s: %s." % (build_dir, error.strerror))
+    lock = open(os.path.join(build_dir, LOCK_NAME), "a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "another process"
+        lock.close()
+        raise BuildSetupError(
+            "The build directory %s is in use by %s. Wait for it to finish, or use another "
+            "build_dir=." % (build_dir, holder))
+    lock.seek(0)
+    lock.truncate()
+    lock.write("scons (pid %d, started %s)\n" % (os.getpid(), time.strftime("%H:%M:%S")))
+    lock.flush()
+    _held.append(lock)
+
+
+class SignatureCheckpoint:
+    """A Progress() callback that writes SCons's signature database every few seconds,
+    so that a killed build keeps what it finished. SCons records a built file's signature
+    in the main thread, where Progress() is called too, so the database is consistent."""
+
+    def __init__(self, seconds=CHECKPOINT_SECONDS):
+        self.seconds = seconds
+        self.last = time.monotonic()
+
+    def __call__(self, node):
+        now = time.monotonic()
+        if now - self.last < self.seconds:
+            return
+        self.last = now
+        for sig_file in list(SCons.SConsign.sig_files):
+            sig_file.write(sync=0)
+        for db in SCons.SConsign.DB_sync_list:
+            if hasattr(db, "sync"):
+                db.sync()

@@ -1,0 +1,87 @@
+"""What a cross compiler is, asked once and remembered: its target, version, C library,
+default ABI, and per ISA the multilib directory and whether a C++ library is there.
+
+The answers are kept in the per-user cache keyed by the compiler binary's path, size and
+modification time, so a build only stats the compiler (a no-op build starts no process).
+"""
+
+import json
+import os
+import re
+import subprocess
+from typing import Optional
+
+from etcorev import usercache
+
+_MEMO = {}
+
+
+def _run(argv):
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return None, str(error)
+    return (proc.stdout.strip() if proc.returncode == 0 else None), proc.stderr.strip()
+
+
+def _probe(gcc, isa_flags):
+    """isa_flags: {isa: [flags]}."""
+    machine, error = _run([gcc, "-dumpmachine"])
+    facts = {"gcc": gcc, "machine": machine, "error": error if machine is None else None}
+    if machine is None or not machine.startswith("riscv"):
+        return facts
+    facts["version"] = _run([gcc, "-dumpfullversion"])[0]
+    facts["version_line"] = (_run([gcc, "--version"])[0] or "").split("\n")[0]
+    picolibc = _run([gcc, "-print-file-name=picolibc.specs"])[0] or ""
+    facts["libc"] = "picolibc" if os.path.isabs(picolibc) else "newlib"
+    target_help = _run([gcc, "-Q", "--help=target"])[0] or ""
+    match = re.search(r"^\s*-mabi=\s+(\S+)", target_help, re.M)
+    facts["default_abi"] = match.group(1) if match else None
+    facts["isas"] = {}
+    for isa, flags in isa_flags.items():
+        directory = _run([gcc] + flags + ["-print-multi-directory"])[0]
+        libstdcxx = _run([gcc] + flags + ["-print-file-name=libstdc++.a"])[0] or ""
+        facts["isas"][isa] = {"multilib": directory,
+                              "libstdcxx": libstdcxx if os.path.isabs(libstdcxx) else None}
+    return facts
+
+
+def facts(gcc: str, isa_flags) -> dict:
+    real = os.path.realpath(gcc)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return {"gcc": gcc, "machine": None, "error": "not found"}
+    key = json.dumps([real, st.st_size, st.st_mtime_ns, sorted(isa_flags.items())])
+    if key in _MEMO:
+        return _MEMO[key]
+    root = usercache.cache_root()
+    store = root / "compilers.json" if root else None
+    known = {}
+    if store is not None:
+        try:
+            known = json.loads(store.read_text())
+        except (OSError, ValueError):
+            known = {}
+    if key not in known:
+        known[key] = _probe(gcc, isa_flags)
+        if store is not None:
+            try:
+                store.parent.mkdir(parents=True, exist_ok=True)
+                tmp = store.with_name(store.name + ".%d.tmp" % os.getpid())
+                tmp.write_text(json.dumps(known, indent=0, sort_keys=True))
+                os.replace(tmp, store)
+            except OSError:
+                pass
+    _MEMO[key] = known[key]
+    return known[key]
+
+
+def multilib_matches(found: Optional[str], mabi: str, default_abi: Optional[str]) -> bool:
+    """Whether the multilib directory GCC chose for an ABI is built for that ABI: GCC
+    falls back to its default libraries ("."), silently, when it has none for it."""
+    if not found:
+        return False
+    if found == ".":
+        return default_abi == mabi
+    return found.rstrip("/").split("/")[-1] == mabi

@@ -1,0 +1,138 @@
+"""A model's inputs and outputs as the build and `scons run` handle them.
+
+Files of tensors (`inputs=`, `expected=`, NAME.inputs.json, NAME.expected.json) hold a
+JSON list of {"dtype", "shape", "values"} (the shared manifest's format; an object with
+an "inputs" or "outputs" list is accepted too). Inputs are checked against the program's
+own input metadata at build time; outputs printed by the runner
+(`Output 0: float32[5] 2,2,2,2,2`) are compared with the expected ones after a run.
+"""
+
+import json
+import math
+import re
+import struct
+from dataclasses import dataclass
+from typing import List, Optional
+
+from etcorev.errors import BuildSetupError
+
+PACK_FORMATS = {"float32": "<f", "float64": "<d", "int32": "<i", "int64": "<q",
+                "int16": "<h", "int8": "<b", "uint8": "<B", "bool": "<?"}
+OUTPUT_LINE = re.compile(r"^Output (\d+): (\w+)(?:\[([\d,]*)\])? ?(.*)$", re.M)
+
+
+@dataclass
+class Tensor:
+    dtype: str
+    shape: List[int]
+    values: list
+
+
+def read_tensors(path: str, key: str, option: str) -> List[Tensor]:
+    """The tensors of a JSON file (key: "inputs" or "outputs", for the object form)."""
+    def bad(why):
+        return BuildSetupError(
+            "Cannot read %s from '%s' (%s=): %s. Expected a JSON list of "
+            '{"dtype", "shape", "values"} objects.' % (key, path, option, why))
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except OSError as error:
+        raise bad(error.strerror or str(error))
+    except ValueError as error:
+        raise bad("not valid JSON (%s)" % error)
+    if isinstance(data, dict) and key in data:
+        data = data[key]
+    if not isinstance(data, list):
+        raise bad("the top level is not a list")
+    tensors = []
+    for i, item in enumerate(data):
+        if not isinstance(item, dict) or not {"dtype", "values"} <= set(item):
+            raise bad("%s %d has no dtype or no values" % (key[:-1], i))
+        values = item["values"]
+        if not isinstance(values, list) or not all(isinstance(v, (int, float)) for v in values):
+            raise bad("%s %d: values must be a flat list of numbers" % (key[:-1], i))
+        shape = item.get("shape", [len(values)])
+        if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
+            raise bad("%s %d: shape must be a list of sizes" % (key[:-1], i))
+        if math.prod(shape) != len(values):
+            raise bad("%s %d: shape %s holds %d values, the list has %d"
+                      % (key[:-1], i, shape, math.prod(shape), len(values)))
+        tensors.append(Tensor(str(item["dtype"]), shape, values))
+    return tensors
+
+
+def check_inputs(tensors: List[Tensor], specs, path: str, model: str) -> List[bytes]:
+    """The inputs as raw little-endian bytes, after checking count, dtype and shape of
+    each against the program's inputs (pte.ValueSpec list)."""
+    expected = "; ".join("input %d: %s" % (i, s.describe()) for i, s in enumerate(specs))
+    if len(tensors) != len(specs):
+        raise BuildSetupError(
+            "The inputs file '%s' gives %d input%s, but %s takes %d (%s)."
+            % (path, len(tensors), "" if len(tensors) == 1 else "s", model, len(specs), expected))
+    arrays = []
+    for i, (tensor, spec) in enumerate(zip(tensors, specs)):
+        if spec.kind != "tensor":
+            raise BuildSetupError("Input %d of %s is a %s, not a tensor: the runner only sets "
+                                  "tensor inputs." % (i, model, spec.kind))
+        if tensor.dtype != spec.dtype or list(tensor.shape) != list(spec.shape):
+            raise BuildSetupError(
+                "Input %d in '%s' is %s[%s], but %s expects %s (%s)."
+                % (i, path, tensor.dtype, ",".join(map(str, tensor.shape)), model,
+                   spec.describe(), expected))
+        fmt = PACK_FORMATS.get(tensor.dtype)
+        if fmt is None:
+            raise BuildSetupError("Input %d of %s is %s, which the inputs file cannot give "
+                                  "(supported: %s)." % (i, model, tensor.dtype, ", ".join(PACK_FORMATS)))
+        try:
+            arrays.append(b"".join(struct.pack(fmt, v) for v in tensor.values))
+        except struct.error as error:
+            raise BuildSetupError("Input %d in '%s': a value does not fit %s (%s)."
+                                  % (i, path, tensor.dtype, error))
+    return arrays
+
+
+def parse_outputs(text: str):
+    """{index: Tensor} of the runner's `Output i: dtype[shape] v,v,...` lines."""
+    outputs = {}
+    for match in OUTPUT_LINE.finditer(text):
+        index, dtype, shape, values = match.groups()
+        dims = [int(d) for d in (shape or "").split(",") if d]
+        numbers = [parse_number(v) for v in values.split(",") if v.strip()]
+        outputs[int(index)] = Tensor(dtype.strip(), dims, numbers)
+    return outputs
+
+
+def parse_number(text: str) -> float:
+    """A printed value; the runner prints huge/tiny floats as 0x1.8p-70. Anything else
+    (`?` for a dtype it cannot print) is NaN, which equals nothing expected."""
+    text = text.strip()
+    for parse in (float, float.fromhex):
+        try:
+            return parse(text)
+        except ValueError:
+            pass
+    return math.nan
+
+
+def compare(actual: dict, expected: List[Tensor], atol: float, rtol: float) -> Optional[str]:
+    """None when the outputs match, else one sentence on the first difference."""
+    if len(actual) != len(expected):
+        return "the program printed %d output%s, %d expected" % (
+            len(actual), "" if len(actual) == 1 else "s", len(expected))
+    for i, want in enumerate(expected):
+        got = actual.get(i)
+        if got is None:
+            return "output %d was not printed" % i
+        if got.dtype != want.dtype or got.shape != list(want.shape):
+            return "output %d is %s[%s], expected %s[%s]" % (
+                i, got.dtype, ",".join(map(str, got.shape)), want.dtype,
+                ",".join(map(str, want.shape)))
+        exact = not want.dtype.startswith(("float", "bfloat"))
+        for j, (g, e) in enumerate(zip(got.values, want.values)):
+            # numpy.allclose's rule: |actual - expected| <= atol + rtol * |expected|
+            same = g == e if exact else (abs(g - e) <= atol + rtol * abs(e)
+                                         or (math.isnan(g) and math.isnan(e)))
+            if not same:
+                return "output %d differs first at index %d: expected %r, got %r" % (i, j, e, g)
+    return None

@@ -1,0 +1,16 @@
+"""One-line build messages (the quiet tool) for any tool's actions:
+
+    set_message(env, "VERILOGHEXCOMSTR", "Writing", "target")
+    ->  [ 42%] Writing add/executor_runner.hex
+
+With verbose=1 nothing is set, and SCons prints the commands themselves."""
+
+from etcorev import require_tools
+
+
+def set_message(env, comstr, verb, subject):
+    """subject: "target" or "source", the node the message names."""
+    if env.get("verbose"):
+        return
+    require_tools(env, "quiet")
+    env[comstr] = "${QUIET_PROGRESS}%s ${QUIET_%s}" % (verb, subject.upper())

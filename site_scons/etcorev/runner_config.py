@@ -1,0 +1,57 @@
+"""runner_config.h: what the executor runner knows about its model at compile time. Its
+memory is static, so the pools are sized from the .pte here; inputs given to the build
+are compiled in as constant arrays."""
+
+import math
+
+ALIGN = 16
+
+
+def aligned(n):
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def method_pool_size(method):
+    """The method allocator holds the method's values, tensors and instruction tables:
+    a bound from the program's counts, with room for the runtime's own tables."""
+    return aligned(2048 + 160 * method.num_values + 48 * method.num_instructions)
+
+
+def header_lines(program, model_file, env, inputs=()):
+    """The header's lines. env: the build options (pools, executions, placement, ...)."""
+    method = program.methods[0]
+    planned = [aligned(size) for size in method.planned_buffer_sizes]
+    lines = [
+        "// Generated from %s and the build options." % model_file,
+        "#pragma once",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "#define RUNNER_METHOD_POOL_SIZE %d" % (env["method_pool"] or method_pool_size(method)),
+        "#define RUNNER_METHOD_POOL_OPTION %d" % bool(env["method_pool"]),
+        "#define RUNNER_TEMP_POOL_SIZE %d" % (env["temp_pool"] or 1024),
+        "#define RUNNER_PLANNED_POOL_SIZE %d" % sum(planned),
+        "#define RUNNER_MAX_PLANNED_BUFFERS %d" % len(planned),
+        "#define RUNNER_NUM_EXECUTIONS %d" % env["num_executions"],
+        "#define RUNNER_NUM_OUTPUTS %d" % len(method.outputs),
+        "#define RUNNER_MODEL_EXTERNAL %d" % (env["model_placement"] == "external"),
+        "#define RUNNER_LIST_BACKENDS 1",
+        "#define RUNNER_VERIFICATION Program::Verification::%s"
+        % ("InternalConsistency" if env["BUILD_TYPE"] == "Debug" else "Minimal"),
+        "#define RUNNER_NUM_INPUTS %d" % len(inputs),
+    ]
+    if inputs:
+        lines.append("struct RunnerInput { const uint8_t* data; size_t size; };")
+        for i, data in enumerate(inputs):
+            lines.append("alignas(16) static const uint8_t runner_input_%d[] = {%s};"
+                         % (i, ",".join(str(b) for b in data)))
+        lines.append("static const RunnerInput runner_inputs[] = {%s};" % ", ".join(
+            "{runner_input_%d, %d}" % (i, len(data)) for i, data in enumerate(inputs)))
+    return lines
+
+
+def clock_defines(clock_hz):
+    """The PAL converts cycles to nanoseconds by a ratio: 1e9 / clock, reduced
+    (400 MHz: 5/2)."""
+    divisor = math.gcd(1000000000, clock_hz)
+    return [("COREV_CLOCK_NS_NUMERATOR", 1000000000 // divisor),
+            ("COREV_CLOCK_NS_DENOMINATOR", clock_hz // divisor)]

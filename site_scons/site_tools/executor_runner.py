@@ -1,0 +1,120 @@
+"""The executor runner: one firmware per model, each the ExecuTorch runtime selected from
+the model, the kernels its operators need, the runner's own sources and the model.
+
+    env.Tool("executor_runner")
+    firmwares = env.ExecutorRunners(sources=[...], backend=[backend_lib])
+
+What is shared between the models of a build lives once in the variant directory (see
+the executorch tool); each model's own files are in <variant>/<model>/:
+
+    runner_config.h        pools sized from the .pte, inputs (etcorev.runner_config)
+    runner/*.o             the runner's sources compiled with that header
+    model.S / model.o      the embedded model (or executor_runner.model.hex for XIP)
+    executor_runner.elf    with .hex, .map, .size.txt (the firmware tool)
+
+Options read: model, ops, kernels, corev_kernels, inputs, expected, num_executions,
+method_pool, temp_pool, clock_hz, model_align, embed, model_placement, install_dir.
+"""
+
+import os
+
+from etcorev import kernel_plan, model_io, models, require_tools, runner_config
+
+
+def _selection(env, program):
+    if env["ops"] == "model":
+        return program.kernel_keys
+    if env["ops"] == "all":
+        return "all"
+    return {op.strip(): [] for op in env["ops"].split(",") if op.strip()}
+
+
+def _model_region(env):
+    regions = env["MEMORY_REGION_OBJECTS"]
+    if env["model_placement"] == "external":
+        return next(r for r in regions if r.name == "model")
+    return regions[0]
+
+
+def ExecutorRunners(env, sources, backend):
+    """Firmware dicts (the firmware tool's, plus "model") for every model of model=."""
+    kernel_dirs = [d.strip() for d in env["kernels"].split(",") if d.strip()]
+    made = {}             # nodes shared between the models of this build
+    runtime = env.ExecuTorchRuntime()
+    firmwares = []
+    for model in models.model_set(env["model"], env["inputs"], env["expected"]):
+        program = models.load_program(model, _model_region(env), env["model_placement"],
+                                      env["board"])
+        plan = kernel_plan.plan(env["ET_ROOT"], _selection(env, program), kernel_dirs,
+                                corev=env["corev_kernels"])
+        print("Kernels for %s: %s" % (os.path.basename(model.path), ", ".join(
+            os.path.basename(s) for s in plan.sources) or "none"))
+        firmwares.append(_firmware(env, model, plan, runtime, backend, sources, made))
+    return firmwares
+
+
+def _firmware(env, model, plan, runtime, backend, sources, made):
+    model_dir = os.path.join(env["VARIANT_DIR"], model.name)
+    kernels = env.ExecuTorchKernels(plan, made)
+    kernel_libs = [env.StaticLibrary(os.path.join(model_dir, "kernels_" + k.name), objects)
+                   for k, objects in zip(plan.kernel_sets, kernels["objects"])]
+    whole_archive = kernels["whole_archive"] + list(backend)
+    if plan.prim_ops or env["ops"] == "all":
+        whole_archive += runtime["prim_ops"]
+
+    inputs = []
+    if model.inputs:
+        tensors = model_io.read_tensors(model.inputs, "inputs", "inputs")
+        inputs = model_io.check_inputs(tensors, model.program.methods[0].inputs, model.inputs,
+                                       os.path.basename(model.path))
+    config = env.Textfile(os.path.join(model_dir, "runner_config.h"),
+                          runner_config.header_lines(model.program, os.path.basename(model.path),
+                                                     env, inputs), LINESEPARATOR="\n")
+    runner_env = env.Clone()
+    runner_env.Append(CPPPATH=[model_dir],
+                      CPPDEFINES=runner_config.clock_defines(env["clock_hz"]))
+    runner_objects = runner_env.ObjectsIn(os.path.join(model_dir, "runner"), sources)
+    runner_env.Depends(runner_objects, config)
+
+    base = os.path.join(model_dir, "executor_runner")
+    if env["model_placement"] == "embedded":
+        model_objects = env.Clone(MODEL_ALIGN=env["model_align"]).EmbedModel(
+            os.path.join(model_dir, "model"), model.path, method=env["embed"])
+        model_image = []
+    else:
+        model_objects = []
+        model_image = env.ModelImage(base + ".model", model.path)
+    firmware = env.Firmware(base, runner_objects + kernels["registry"] + model_objects,
+                            whole_archive=whole_archive,
+                            libs=kernel_libs + runtime["core"])
+    firmware["model"] = model
+    if model_image:
+        firmware["model_hex"], firmware["model_bin"] = model_image
+        firmware["all"] += model_image
+    return firmware
+
+
+def InstallRunners(env, firmwares):
+    """`scons install`: the application note's layout (install_dir/executor_runner.*), so
+    its `Vtb_top_verilator +firmware=../install/executor_runner.hex` works unchanged; with
+    several models, one directory per model."""
+    nodes = []
+    for firmware in firmwares:
+        directory = env["install_dir"]
+        if len(firmwares) > 1:
+            directory = os.path.join(directory, firmware["model"].name)
+        for suffix in (".elf", ".hex", ".map"):
+            key = suffix[1:]
+            nodes += env.InstallAs(os.path.join(directory, "executor_runner" + suffix),
+                                   firmware[key])
+    return env.Alias("install", nodes)
+
+
+def generate(env):
+    require_tools(env, "executorch", "firmware", "model_embed")
+    env.AddMethod(ExecutorRunners)
+    env.AddMethod(InstallRunners)
+
+
+def exists(env):
+    return True

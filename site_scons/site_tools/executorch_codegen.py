@@ -1,0 +1,139 @@
+"""ExecuTorch's own code generators, run as SCons builders:
+
+    selected_operators.yaml   <- codegen.tools.gen_oplist         <- operators (a Value)
+    RegisterCodegen...cpp     <- codegen.gen                      <- selected_operators.yaml
+    selected_max_kernel_num.h <- codegen.tools.gen_max_kernel_num (v1.4; v1.0 has none)
+    selected_op_variants.h    <- codegen.tools.gen_selected_op_variants (dtype selection)
+
+They run inside the SCons process, one at a time: a Python start and the torchgen import
+per step would cost more than the generation itself. The tree's `codegen` package is
+imported from the tree without writing byte code into it: the build never writes into
+the user's ExecuTorch tree. Their argument lists are what ExecuTorch's CMake passes.
+
+    env.Tool("executorch_codegen")      # needs $ET_ROOT
+    oplist = env.ETOplist("gen/selected_operators.yaml", env.Value(json_selection))
+"""
+
+import contextlib
+import importlib
+import json
+import os
+import sys
+import threading
+
+import SCons.Errors
+from SCons.Action import Action
+from SCons.Builder import Builder
+
+from etcorev import require_tools
+
+_LOCK = threading.Lock()
+
+REGISTRATION_OUTPUTS = ("RegisterCodegenUnboxedKernelsEverything.cpp",
+                        "RegisterCodegenUnboxedKernels_0.cpp", "Functions.h",
+                        "NativeFunctions.h", "RegisterKernels.h")
+# With a custom_ops.yaml codegen also writes the ahead-of-time (PyTorch) registration.
+CUSTOM_OPS_OUTPUTS = ("CustomOpsNativeFunctions.h", "RegisterCPUCustomOps.cpp",
+                      "RegisterCPUStub.cpp", "RegisterSchema.cpp")
+
+
+@contextlib.contextmanager
+def _tree_on_path(root):
+    saved_path, saved_bytecode = list(sys.path), sys.dont_write_bytecode
+    sys.path.insert(0, root)
+    sys.dont_write_bytecode = True
+    try:
+        yield
+    finally:
+        sys.path[:] = saved_path
+        sys.dont_write_bytecode = saved_bytecode
+
+
+def run_codegen(env, target, module, argv):
+    """Run module's main() with argv, in this process; a failure is a one-line BuildError."""
+    root = env["ET_ROOT"]
+    with _LOCK, _tree_on_path(root):
+        saved_argv = sys.argv
+        sys.argv = [module] + list(argv)
+        try:
+            main = importlib.import_module(module).main
+            main() if module == "codegen.gen" else main(list(argv))
+        except SystemExit as stop:                     # argparse
+            if stop.code not in (None, 0):
+                raise _failure(target, module, "exit status %s" % stop.code)
+        except Exception as error:                     # its own asserts and errors
+            raise _failure(target, module, "%s: %s" % (type(error).__name__, error))
+        finally:
+            sys.argv = saved_argv
+    if env.get("verbose"):
+        print("  (in-process) python -m %s %s" % (module, " ".join(argv)))
+
+
+def _failure(target, module, what):
+    return SCons.Errors.BuildError(node=target[0], errstr="ExecuTorch's %s failed: %s"
+                                   % (module, " ".join(str(what).split())))
+
+
+def torchgen_dir():
+    import torchgen
+    return os.path.dirname(torchgen.__file__)
+
+
+def _gen_oplist(target, source, env):
+    selection = json.loads(source[0].read())
+    argv = ["--output_path=" + target[0].abspath]
+    if selection == "all":
+        argv.append("--include_all_operators")
+    else:
+        argv.append("--ops_dict=" + json.dumps(selection, sort_keys=True))
+    run_codegen(env, target, "codegen.tools.gen_oplist", argv)
+
+
+def _gen_registration(target, source, env):
+    """source[0]: selected_operators.yaml; then the library's yamls, passed with the
+    flags in $ET_YAML_FLAGS."""
+    tags = os.path.join(torchgen_dir(), "packaged", "ATen", "native")
+    argv = ["--source-path=" + os.path.join(env["ET_ROOT"], "codegen"),
+            "--install-dir=" + os.path.dirname(target[0].abspath),
+            "--tags-path=" + os.path.join(tags, "tags.yaml"),
+            "--aten-yaml-path=" + os.path.join(tags, "native_functions.yaml"),
+            "--op-selection-yaml-path=" + source[0].abspath]
+    argv += ["%s=%s" % (flag, node.abspath) for flag, node in zip(env["ET_YAML_FLAGS"], source[1:])]
+    run_codegen(env, target, "codegen.gen", argv)
+
+
+def _registration_emitter(target, source, env):
+    names = REGISTRATION_OUTPUTS
+    if "--custom-ops-yaml-path" in env["ET_YAML_FLAGS"]:
+        names += CUSTOM_OPS_OUTPUTS
+    return [target[0].dir.File(name) for name in names], source
+
+
+def _gen_max_kernel_num(target, source, env):
+    """source: the prim ops source, then every library's selected_operators.yaml."""
+    argv = ["--oplist-yaml=" + node.abspath for node in source[1:]]
+    argv += ["--prim-ops-source=" + source[0].abspath, "--output-path=" + target[0].abspath]
+    run_codegen(env, target, "codegen.tools.gen_max_kernel_num", argv)
+
+
+def _gen_op_variants(target, source, env):
+    run_codegen(env, target, "codegen.tools.gen_selected_op_variants",
+                ["--yaml-file=" + source[0].abspath,
+                 "--output-dir=" + os.path.dirname(target[0].abspath) + os.sep])
+
+
+def generate(env):
+    if not env.get("ET_ROOT"):
+        require_tools(env, "executorch")
+    env["BUILDERS"].update(
+        ETOplist=Builder(action=Action(_gen_oplist, "$GENCOMSTR")),
+        ETRegistration=Builder(action=Action(_gen_registration, "$GENCOMSTR",
+                                             varlist=["ET_YAML_FLAGS"]),
+                               emitter=_registration_emitter),
+        ETMaxKernelNum=Builder(action=Action(_gen_max_kernel_num, "$GENCOMSTR")),
+        ETOpVariants=Builder(action=Action(_gen_op_variants, "$GENCOMSTR")),
+    )
+
+
+def exists(env):
+    return True
