@@ -84,18 +84,19 @@ def test_shipped_outputs_are_relu_of_scaled_add():
 
 
 def test_kernel_directory_is_a_custom_ops_library():
-    name, yaml_path, flag, ops, sources = kernel_plan.user_library(str(KERNELS))
-    assert name == "kernels"
+    library = kernel_plan.DirectoryKernels(str(KERNELS))
+    assert library.name == "kernels"
+    [(flag, yaml_path)] = library.yamls
     assert yaml_path.endswith("custom_ops.yaml")
     assert flag == "--custom-ops-yaml-path"
-    assert ops == {OPERATOR}
-    assert [s.rsplit("/", 1)[-1] for s in sources] == ["op_scaled_add.cpp"]
+    assert set(library.kernel_names) == {OPERATOR}
+    assert [s.rsplit("/", 1)[-1] for s in library.sources([OPERATOR])[0]] == ["op_scaled_add.cpp"]
 
 
 def test_kernel_directory_without_sources_is_refused(tmp_path):
     shutil.copyfile(KERNELS / "custom_ops.yaml", tmp_path / "custom_ops.yaml")
     with pytest.raises(BuildSetupError, match=r"no C\+\+ sources"):
-        kernel_plan.user_library(str(tmp_path))
+        kernel_plan.DirectoryKernels(str(tmp_path))
 
 
 def test_example_names_no_path_of_this_machine():

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from etcorev import libstdcxx
+from etcorev import buildsteps, libstdcxx, usercache
 from etcorev.libstdcxx import LibstdcxxError
 
 PREFIX = "riscv64-unknown-elf-"
@@ -197,19 +197,30 @@ def test_missing_source_says_what_to_install(tmp_path, monkeypatch):
 def test_cache_root(monkeypatch, tmp_path):
     monkeypatch.delenv("COREV_ET_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert libstdcxx.cache_root() == tmp_path / "xdg" / "corev-et"
+    assert usercache.cache_root() == tmp_path / "xdg" / "corev-et"
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert libstdcxx.cache_root() == tmp_path / "home" / ".cache" / "corev-et"
+    assert usercache.cache_root() == tmp_path / "home" / ".cache" / "corev-et"
     monkeypatch.setenv("COREV_ET_CACHE", str(tmp_path / "mine"))
-    assert libstdcxx.cache_root() == tmp_path / "mine"
+    assert usercache.cache_root() == tmp_path / "mine"
+
+
+def test_cache_off_is_off_for_everyone(monkeypatch, tmp_path):
+    """COREV_ET_CACHE=off switches the source index's cache off, and the toolchain
+    builds, which need a home, say so instead of using a directory named 'off'."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COREV_ET_CACHE", "off")
+    assert usercache.cache_root() is None
+    with pytest.raises(LibstdcxxError, match="COREV_ET_CACHE=off"):
+        libstdcxx.ensure_libstdcxx(PREFIX, libstdcxx.DEFAULT_MULTILIBS, log=lambda m: None)
+    assert not (tmp_path / "off").exists()
 
 
 def test_failed_step_names_log_and_tail(tmp_path):
     log = tmp_path / "build.log"
     log.write_text("")
-    runner = libstdcxx._Runner(log)
-    with pytest.raises(LibstdcxxError) as info:
+    runner = buildsteps.Runner(log, "libstdc++")
+    with pytest.raises(buildsteps.StepError) as info:
         runner.run("configuring rv32im/ilp32",
                    ["sh", "-c", "echo checking things; echo 'error: no cookie' >&2; exit 7"],
                    cwd=tmp_path)

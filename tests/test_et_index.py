@@ -1,4 +1,5 @@
-"""Source selection from an ExecuTorch tree (site_scons/etcorev/etsources.py).
+"""Reading an ExecuTorch tree: checks (et_tree), source lists and their cache (et_index),
+and which kernel sources the plan picks (kernel_plan over kernel_sources).
 
 Runs against the tree in EXECUTORCH_ROOT (fixture ``et_root``).  To check
 several trees in one run, list them in EXECUTORCH_ROOTS (separated by
@@ -14,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from etcorev import etsources
-from etcorev.etsources import ETSourceError
+from etcorev import et_index, et_tree, kernel_plan, usercache
+from etcorev.errors import BuildSetupError
+from etcorev.et_tree import ETSourceError
+from etcorev.kernel_sources import TREE_LIBRARIES
 
 MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
 
@@ -33,14 +36,14 @@ _ROOTS = [p for p in os.environ.get("EXECUTORCH_ROOTS", "").split(os.pathsep) if
 def root(request, tmp_path_factory, monkeypatch):
     # Keep the tests' cache away from the user's.
     monkeypatch.setenv("COREV_ET_CACHE", str(tmp_path_factory.getbasetemp() / "etcache"))
-    etsources._clear_memo()
+    et_index.forget()
     if request.param is None:
         return request.getfixturevalue("et_root")
     return Path(request.param)
 
 
 def expected(root, key):
-    version = etsources.detect_version(root)
+    version = et_tree.detect_version(root)
     if version not in EXPECTED:
         pytest.skip("no expected %s for ExecuTorch %s" % (key, version))
     return EXPECTED[version][key]
@@ -55,8 +58,8 @@ def exists_all(root, paths):
 
 
 def test_check_tree_returns_version(root):
-    version = etsources.check_tree(root)
-    assert version == etsources.detect_version(root)
+    version = et_tree.check_tree(root)
+    assert version == et_tree.detect_version(root)
     assert re.fullmatch(r"\d+\.\d+\.\d+", version)
 
 
@@ -66,16 +69,16 @@ def test_check_tree_returns_version(root):
 )
 def test_detect_version_from_version_txt(tmp_path, text, version):
     (tmp_path / "version.txt").write_text(text)
-    assert etsources.detect_version(tmp_path) == version
+    assert et_tree.detect_version(tmp_path) == version
 
 
 def test_detect_version_without_version_txt(tmp_path):
-    assert etsources.detect_version(tmp_path) is None
+    assert et_tree.detect_version(tmp_path) is None
 
 
 def test_missing_dir_raises(tmp_path):
     with pytest.raises(ETSourceError, match="does not exist"):
-        etsources.check_tree(tmp_path / "executorch")
+        et_tree.check_tree(tmp_path / "executorch")
 
 
 def test_bogus_dir_raises(tmp_path):
@@ -83,7 +86,7 @@ def test_bogus_dir_raises(tmp_path):
     bogus.mkdir()
     (bogus / "README.md").write_text("not ExecuTorch")
     with pytest.raises(ETSourceError, match="does not look like an ExecuTorch") as exc:
-        etsources.core_sources(bogus)
+        et_index.core_sources(bogus)
     assert "build_variables.bzl" in str(exc.value)
 
 
@@ -91,7 +94,7 @@ def test_dir_not_named_executorch_raises(root, tmp_path):
     link = tmp_path / "et-src"
     link.symlink_to(Path(root).resolve(), target_is_directory=True)
     with pytest.raises(ETSourceError, match="must be named 'executorch'") as exc:
-        etsources.check_tree(link)
+        et_tree.check_tree(link)
     assert "include path" in str(exc.value)
     assert str(tmp_path) in str(exc.value)
 
@@ -101,66 +104,66 @@ def test_dir_not_named_executorch_raises(root, tmp_path):
 
 def test_core_sources(root):
     n = expected(root, "core")
-    core = etsources.core_sources(root, pal=None)
+    core = et_index.core_sources(root, pal=None)
     assert len(core) == n
     assert not [s for s in core if s.startswith("runtime/platform/default/")]
     exists_all(root, core)
-    with_pal = etsources.core_sources(root)
+    with_pal = et_index.core_sources(root)
     assert with_pal == core + ["runtime/platform/default/minimal.cpp"]
-    assert etsources.core_sources(root, pal="posix")[-1] == "runtime/platform/default/posix.cpp"
+    assert et_index.core_sources(root, pal="posix")[-1] == "runtime/platform/default/posix.cpp"
 
 
 def test_unknown_pal_raises(root):
     with pytest.raises(ETSourceError, match="minimal"):
-        etsources.core_sources(root, pal="nosuchpal")
+        et_index.core_sources(root, pal="nosuchpal")
 
 
 def test_prim_ops_sources(root):
-    srcs = etsources.prim_ops_sources(root)
+    srcs = et_index.prim_ops_sources(root)
     assert len(srcs) == 3
     assert all(s.startswith("kernels/prim_ops/") for s in srcs)
     exists_all(root, srcs)
-    assert "executorch_prim::et_view.default" in etsources.prim_ops(root)
+    assert "executorch_prim::et_view.default" in et_index.prim_ops(root)
 
 
-# --- kernel libraries ----------------------------------------------------------------
+# --- kernel libraries and the plan -----------------------------------------------------
+
+
+def plan(root, ops, **kw):
+    """kernel_plan.plan for operators without kernel keys, portable and quantized only."""
+    return kernel_plan.plan(root, {op: [] for op in ops} if ops != "all" else "all",
+                            corev=False, **kw)
+
+
+def sources_of(kernel_set, root):
+    return [os.path.relpath(s, root) for s in kernel_set.op_sources], \
+        [os.path.relpath(s, root) for s in kernel_set.util_sources]
 
 
 def test_kernel_libraries(root):
-    libs = {lib.name: lib for lib in etsources.kernel_libraries(root)}
-    assert list(libs) == ["portable", "quantized"]
-    assert libs["portable"].yaml_paths == (
-        "kernels/portable/functions.yaml",
-        "kernels/portable/custom_ops.yaml",
-    )
-    assert libs["quantized"].yaml_paths == (None, "kernels/quantized/quantized.yaml")
-    for lib in libs.values():
-        exists_all(root, [p for p in lib.yaml_paths if p])
-    assert "aten::add.out" in libs["portable"].ops
-    assert "aten::allclose.out" in libs["portable"].ops  # from custom_ops.yaml
-    assert "dim_order_ops::_to_dim_order_copy.out" in libs["portable"].ops
-    assert "quantized_decomposed::quantize_per_tensor.out" in libs["quantized"].ops
-    assert all("::" in op for lib in libs.values() for op in lib.ops)
+    idx = et_index.tree_index(root)
+    assert [lib.name for lib in TREE_LIBRARIES] == ["portable", "quantized"]
+    assert list(idx["libraries"]) == ["portable", "quantized"]
+    exists_all(root, [lib.yaml for lib in TREE_LIBRARIES])
+    portable, quantized = idx["libraries"]["portable"]["ops"], idx["libraries"]["quantized"]["ops"]
+    assert "aten::add.out" in portable
+    assert "dim_order_ops::_to_dim_order_copy.out" in portable
+    assert "quantized_decomposed::quantize_per_tensor.out" in quantized
+    assert all("::" in op for op in list(portable) + list(quantized))
 
 
 def test_op_add_selection(root):
-    sel = etsources.select_kernel_sources(root, ["aten::add.out"])
-    assert [lib.name for lib in sel.libraries] == ["portable"]
-    lib = sel["portable"]
-    assert lib.ops == ("aten::add.out",)
-    assert lib.op_sources == ("kernels/portable/cpu/op_add.cpp",)
+    [kernel_set] = plan(root, ["aten::add.out"]).kernel_sets
+    assert kernel_set.name == "portable" and kernel_set.selection == {"aten::add.out": []}
+    ops, utils = sources_of(kernel_set, root)
+    assert ops == ["kernels/portable/cpu/op_add.cpp"]
     # op_add -> broadcast_util (broadcast_util.cpp + delinearize_index.cpp),
     # dtype_util, kernel_ops_util; broadcast_util.cpp calls repeat_tensor(),
     # so broadcast_util depends on repeat_util.
     util = "kernels/portable/cpu/util/"
-    assert set(lib.util_sources) == {
-        util + "broadcast_util.cpp",
-        util + "delinearize_index.cpp",
-        util + "dtype_util.cpp",
-        util + "kernel_ops_util.cpp",
-        util + "repeat_util.cpp",
-    }
-    assert sel.sources == lib.op_sources + lib.util_sources
+    assert set(utils) == {util + "broadcast_util.cpp", util + "delinearize_index.cpp",
+                          util + "dtype_util.cpp", util + "kernel_ops_util.cpp",
+                          util + "repeat_util.cpp"}
 
 
 @pytest.mark.parametrize(
@@ -175,20 +178,18 @@ def test_op_add_selection(root):
     ],
 )
 def test_op_to_file(root, op, source):
-    sel = etsources.select_kernel_sources(root, [op])
-    assert sel["portable"].op_sources == ("kernels/portable/cpu/" + source,)
+    [kernel_set] = plan(root, [op]).kernel_sets
+    assert sources_of(kernel_set, root)[0] == ["kernels/portable/cpu/" + source]
 
 
 def test_quantized_selection(root):
-    sel = etsources.select_kernel_sources(
-        root,
-        ["quantized_decomposed::dequantize_per_tensor.out", "aten::relu.out"],
-    )
-    assert [lib.name for lib in sel.libraries] == ["portable", "quantized"]
-    q = sel["quantized"]
-    assert q.op_sources == ("kernels/quantized/cpu/op_dequantize.cpp",)
-    assert q.util_sources == ("kernels/portable/cpu/util/reduce_util.cpp",)
-    assert len(sel.sources) == len(set(sel.sources))
+    sets = plan(root, ["quantized_decomposed::dequantize_per_tensor.out", "aten::relu.out"]).kernel_sets
+    assert [k.name for k in sets] == ["portable", "quantized"]
+    ops, utils = sources_of(sets[1], root)
+    assert ops == ["kernels/quantized/cpu/op_dequantize.cpp"]
+    assert utils == ["kernels/portable/cpu/util/reduce_util.cpp"]
+    every = [s for k in sets for s in k.op_sources + k.util_sources]
+    assert len(every) == len(set(every))
 
 
 def _manifest_models():
@@ -196,26 +197,24 @@ def _manifest_models():
     for manifest in (MODELS / "manifest.json", MODELS / "quantized" / "manifest.json"):
         if manifest.is_file():
             for name, model in json.loads(manifest.read_text()).items():
-                out.append(pytest.param(model["operators"], id=name))
+                out.append(pytest.param(model["kernel_keys"], id=name))
     return out or [pytest.param(None, id="no-models")]
 
 
-@pytest.mark.parametrize("operators", _manifest_models())
-def test_manifest_models_resolve(root, operators):
-    if operators is None:
+@pytest.mark.parametrize("kernel_keys", _manifest_models())
+def test_manifest_models_resolve(root, kernel_keys):
+    if kernel_keys is None:
         pytest.skip("no model manifest in %s" % MODELS)
-    sel = etsources.select_kernel_sources(root, operators)
-    assert set(sel.ops) | set(sel.prim_ops) == set(operators)
-    assert sel.op_sources
-    exists_all(root, sel.sources)
-    assert len(sel.sources) == len(set(sel.sources))
+    result = kernel_plan.plan(root, kernel_keys, corev=False)
+    chosen = {op for k in result.kernel_sets for op in k.selection}
+    assert chosen | set(result.prim_ops) == set(kernel_keys)
+    exists_all(root, [os.path.relpath(s, root) for s in result.sources])
+    assert len(result.sources) == len(set(result.sources))
 
 
 def test_unknown_op_raises(root):
-    with pytest.raises(ETSourceError) as exc:
-        etsources.select_kernel_sources(
-            root, ["aten::add.out", "aten::foo.out", "bogus::bar.baz"]
-        )
+    with pytest.raises(BuildSetupError) as exc:
+        plan(root, ["aten::add.out", "aten::foo.out", "bogus::bar.baz"])
     msg = str(exc.value)
     assert "aten::foo.out" in msg and "bogus::bar.baz" in msg
     assert "aten::add.out" not in msg.split("(")[0]
@@ -223,45 +222,25 @@ def test_unknown_op_raises(root):
     assert "quantized: kernels/quantized/quantized.yaml" in msg
 
 
-def test_library_restriction(root):
-    op = "quantized_decomposed::quantize_per_tensor.out"
-    with pytest.raises(ETSourceError, match="not searched: quantized"):
-        etsources.select_kernel_sources(root, [op], libraries=["portable"])
-    with pytest.raises(ETSourceError, match="Unknown kernel library"):
-        etsources.select_kernel_sources(root, [op], libraries=["nosuchlib"])
-
-
 def test_prim_ops_are_not_errors(root):
-    sel = etsources.select_kernel_sources(
-        root, ["aten::add.out", "executorch_prim::et_view.default"]
-    )
-    assert sel.prim_ops == ("executorch_prim::et_view.default",)
-    assert sel.ops == ("aten::add.out",)
+    result = plan(root, ["aten::add.out", "executorch_prim::et_view.default"])
+    assert result.prim_ops == ("executorch_prim::et_view.default",)
+    assert [list(k.selection) for k in result.kernel_sets] == [["aten::add.out"]]
 
 
 def test_all_is_cmake_portable_kernels(root):
     n_ops = expected(root, "portable_ops")
-    sel = etsources.select_kernel_sources(root, "all")
-    assert [lib.name for lib in sel.libraries] == ["portable"]
-    lib = sel["portable"]
-    assert len(lib.op_sources) == n_ops
-    assert all(
-        re.fullmatch(r"kernels/portable/cpu/op_\w+\.cpp", s) for s in lib.op_sources
-    )
-    assert all(
-        re.match(r"kernels/portable/cpu/(util|pattern)/", s) for s in lib.util_sources
-    )
+    [kernel_set] = plan(root, "all").kernel_sets
+    assert kernel_set.name == "portable" and kernel_set.selection == "all"
+    ops, utils = sources_of(kernel_set, root)
+    assert len(ops) == n_ops
+    assert all(re.fullmatch(r"kernels/portable/cpu/op_\w+\.cpp", s) for s in ops)
+    assert all(re.match(r"kernels/portable/cpu/(util|pattern)/", s) for s in utils)
     # Same files as kernels/portable/CMakeLists.txt's GLOB_RECURSE minus tests.
     cpu = Path(root) / "kernels/portable/cpu"
-    globbed = {
-        p.relative_to(root).as_posix()
-        for p in cpu.rglob("*.cpp")
-        if "test" not in p.relative_to(cpu).parts
-    }
-    assert set(lib.sources) == globbed
-    assert set(lib.ops) == next(
-        l.ops for l in etsources.kernel_libraries(root) if l.name == "portable"
-    )
+    globbed = {p.relative_to(root).as_posix() for p in cpu.rglob("*.cpp")
+               if "test" not in p.relative_to(cpu).parts}
+    assert set(ops + utils) == globbed
 
 
 # --- cache --------------------------------------------------------------------------
@@ -269,13 +248,13 @@ def test_all_is_cmake_portable_kernels(root):
 
 def test_cache_warm_call_is_fast(root, tmp_path, monkeypatch):
     monkeypatch.setenv("COREV_ET_CACHE", str(tmp_path / "cache"))
-    etsources._clear_memo()
-    cold = etsources.select_kernel_sources(root, ["aten::add.out"])
+    et_index.forget()
+    cold = plan(root, ["aten::add.out"])
     assert list((tmp_path / "cache").glob("*.json"))
-    etsources._clear_memo()  # as in a new SCons run
+    et_index.forget()  # as in a new SCons run
     t0 = time.perf_counter()
-    etsources.core_sources(root)
-    warm = etsources.select_kernel_sources(root, ["aten::add.out"])
+    et_index.core_sources(root)
+    warm = plan(root, ["aten::add.out"])
     elapsed = time.perf_counter() - t0
     assert warm == cold
     assert elapsed < 0.1, "warm call took %.0f ms" % (elapsed * 1e3)
@@ -283,20 +262,20 @@ def test_cache_warm_call_is_fast(root, tmp_path, monkeypatch):
 
 def test_corrupt_cache_is_rebuilt(root, tmp_path, monkeypatch):
     monkeypatch.setenv("COREV_ET_CACHE", str(tmp_path / "cache"))
-    etsources._clear_memo()
-    expected_core = etsources.core_sources(root)
+    et_index.forget()
+    expected_core = et_index.core_sources(root)
     for f in (tmp_path / "cache").glob("*.json"):
         f.write_text("{not json")
-    etsources._clear_memo()
-    assert etsources.core_sources(root) == expected_core
+    et_index.forget()
+    assert et_index.core_sources(root) == expected_core
 
 
 def test_cache_disabled(root, tmp_path, monkeypatch):
     monkeypatch.setenv("COREV_ET_CACHE", "off")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    etsources._clear_memo()
-    assert etsources.cache_dir() is None
-    etsources.core_sources(root)
+    et_index.forget()
+    assert usercache.cache_root() is None
+    et_index.core_sources(root)
     assert not list(tmp_path.rglob("*.json"))
 
 
@@ -323,17 +302,17 @@ def test_cache_invalidation_and_include_fallback(root, tmp_path, monkeypatch):
     copy = tmp_path / "executorch"
     _partial_copy(root, copy)
     monkeypatch.setenv("COREV_ET_CACHE", str(tmp_path / "cache"))
-    etsources._clear_memo()
-    before = etsources.select_kernel_sources(copy, ["aten::add.out"])["portable"]
+    et_index.forget()
+    [before] = plan(copy, ["aten::add.out"]).kernel_sets
 
     bzl = copy / "shim_et/xplat/executorch/kernels/portable/op_registration_util.bzl"
     text = bzl.read_text()
     edited = re.sub(r'op_target\(\s*name = "op_add",.*?\),\n', "", text, count=1, flags=re.S)
     assert edited != text
     bzl.write_text(edited)
-    etsources._clear_memo()
-    after = etsources.select_kernel_sources(copy, ["aten::add.out"])["portable"]
-    notes = etsources._index(copy)["notes"]
+    et_index.forget()
+    [after] = plan(copy, ["aten::add.out"]).kernel_sets
+    notes = et_index.tree_index(copy)["notes"]
     assert any("op_add.cpp: no Buck target" in n for n in notes)
     assert after.op_sources == before.op_sources
     assert set(after.util_sources) == set(before.util_sources)
