@@ -160,6 +160,9 @@ def configure(env):
         ARFLAGS=["rcsD"],
         RANLIBFLAGS=["-D"],
         BUILD_TYPE=kind,
+        # For programs that print numbers themselves: a printf without floating point
+        # (picolibc's integer-only variant; newlib-nano's printf has none anyway).
+        INTEGER_PRINTF_LINKFLAGS=["-DPICOLIBC_INTEGER_PRINTF_SCANF"] if picolibc else [],
     )
     target_flags = _isa_flags(env["isa"]) + [
         "--specs=picolibc.specs" if picolibc else "--specs=nano.specs"]
@@ -178,9 +181,7 @@ def configure(env):
         CPPDEFINES=opt_defines,
         LINKFLAGS=target_flags + opt_flags + ["-nostartfiles", "-static"]
         # auto: LTRANS jobs in parallel, without lto-wrapper's warning on each link.
-        + (["-flto=auto"] if lto_enabled(env) else [])
-        # The runner prints numbers itself: picolibc's integer-only printf is enough.
-        + (["-DPICOLIBC_INTEGER_PRINTF_SCANF"] if picolibc else []),
+        + (["-flto=auto"] if lto_enabled(env) else []),
         LIBS=["stdc++", "m"],
     )
     # Section GC always except Debug (picolibc.specs asks for it: undo it there).

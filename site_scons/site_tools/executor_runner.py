@@ -84,9 +84,10 @@ def _firmware(env, model, plan, runtime, backend, sources, made):
     else:
         model_objects = []
         model_image = env.ModelImage(base + ".model", model.path)
-    firmware = env.Firmware(base, runner_objects + kernels["registry"] + model_objects,
-                            whole_archive=whole_archive,
-                            libs=kernel_libs + runtime["core"])
+    # The runner prints numbers itself, without printf's floating point.
+    firmware = env.Clone(LINKFLAGS=env["LINKFLAGS"] + env["INTEGER_PRINTF_LINKFLAGS"]).Firmware(
+        base, runner_objects + kernels["registry"] + model_objects,
+        whole_archive=whole_archive, libs=kernel_libs + runtime["core"])
     firmware["model"] = model
     if model_image:
         firmware["model_hex"], firmware["model_bin"] = model_image

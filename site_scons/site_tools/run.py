@@ -79,7 +79,7 @@ def _run(target, source, env):
         sys.stdout.write(text)
         if cycles is not None:
             print("Cycles: %d" % cycles)
-        problem = note if status else None
+        problem = (note or "the program exited with status %d" % status) if status else None
         check = None
         if not status:
             check = _check_outputs(firmware, text, env)
@@ -88,14 +88,14 @@ def _run(target, source, env):
         print("Exit status: %d" % status)
         if problem:
             print("Run failed: %s" % problem)
-            failed = failed or (status, problem)
+            failed = failed or (problem, status)
         rows.append(_row(firmware, status, text, check, problem))
     if len(rows) > 1:
         print(_table(rows))
     if failed:
         # The atexit handler below makes scons itself end with the program's status.
-        raise ProgramExit(node=target[0], errstr="the program failed: %s (exit status %d)"
-                          % (failed[1], failed[0]), status=failed[0])
+        raise ProgramExit(node=target[0], errstr="%s (exit status %d)" % failed,
+                          status=failed[1])
     return 0
 
 
