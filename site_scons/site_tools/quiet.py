@@ -40,6 +40,8 @@ MESSAGES = {
     "INTELHEXCOMSTR": "Writing $QUIET_TARGET",
     "RAWBINARYCOMSTR": "Writing $QUIET_TARGET",
     "SIZEREPORTCOMSTR": "Checking size of $QUIET_SOURCE",
+    # inspect_firmware's report and picture.
+    "INSPECTCOMSTR": "Inspecting $QUIET_SOURCE",
 }
 
 
