@@ -981,7 +981,10 @@ def growth(new: Footprint, old: Footprint) -> Dict[str, Dict[str, int]]:
 
 def format_growth(new: Footprint, old: Footprint) -> str:
     deltas = growth(new, old)
-    lines = ["Growth against %s (bytes, this build minus that one):" % old.elf]
+    shown = os.path.abspath(old.elf)
+    if shown.startswith(os.getcwd() + os.sep):
+        shown = os.path.relpath(shown)
+    lines = ["Growth against %s (bytes, this build minus that one):" % shown]
     header = ("library",) + KINDS + ("total",)
 
     def signed(n):
