@@ -176,6 +176,14 @@ def test_errors_are_one_line(app_build, tmp_path):
         assert "Top 10 objects" not in result.stdout   # fails before printing
 
 
+def test_an_image_that_does_not_fit_can_be_inspected(tmp_path):
+    """The build stops at the size check; inspect shows what took the room."""
+    result = scons("board=qemu", "app=tests/fixtures/overflow", "inspect", build_dir=tmp_path)
+    assert result.returncode == 0, result.stdout
+    biggest = library_table(result.stdout)
+    assert max(biggest, key=lambda name: biggest[name][4] if name != "total" else -1) == "app"
+
+
 def test_clean_removes_the_picture(tmp_path):
     assert scons("board=qemu", APP, "inspect", build_dir=tmp_path).returncode == 0
     picture = tmp_path / VARIANT / "app-cxx_smoke" / "cxx_smoke.inspect.html"

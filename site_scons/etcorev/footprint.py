@@ -49,8 +49,9 @@ GIMPLE object lists its public symbols in ``.gnu.lto_.symtab.*`` and has one sec
 ``.gnu.lto_<assembler name>.<order>.<id>`` per function body and variable
 initialiser, local (static, anonymous-namespace) ones included; a static without an
 initialiser (``.bss``, ``.noinit``: the runner's memory pools, the kernel registry)
-is found by its mangled name of internal linkage in the object's declarations
-(``.gnu.lto_.decls``). Clone suffixes LTO adds (``.lto_priv.N``, ``.constprop.N``,
+is found by name in the objects' declarations (``.gnu.lto_.decls``): a mangled name
+of internal linkage in the first object declaring it, a plain C name only when a
+single object declares it. Clone suffixes LTO adds (``.lto_priv.N``, ``.constprop.N``,
 ``.isra.N``, ``.part.N``, ``.cold``) are stripped before the lookup. A name defined
 in several objects (inline functions and templates from headers, local statics of
 inline functions) is charged to the first of them in link order, as the linker's
@@ -68,8 +69,8 @@ of add.pte's image):
   (``_sub_I_65535_0.0``: the kernel and backend registrations) and its
   ``.init_array`` entry;
 * names no LTO object defines (compiler-made ones such as ``CSWTCH.N`` that LTO
-  renumbers, or C statics without an initialiser, whose unmangled names cannot be
-  told apart from other declarations);
+  renumbers), and C statics without an initialiser whose plain name several
+  objects declare (it could be any of theirs);
 * all of it when the LTO objects are gone or rebuilt since the link.
 
 And what is attributed, but not to where the source is: code inlined into a caller
@@ -302,7 +303,7 @@ def parse_map(path) -> MapFile:
 # LTO objects: which of them defined a name
 # --------------------------------------------------------------------------
 
-_LTO_SUFFIX = re.compile(r"\.(?:lto_priv|constprop|isra|part|cold|localalias|str)(?:\.\d+)?$")
+_LTO_SUFFIX = re.compile(r"\.(?:lto_priv|constprop|isra|part|cold|localalias)(?:\.\d+)?$")
 
 
 def _base_name(name: str) -> str:
@@ -405,15 +406,15 @@ def _uleb128(n: int) -> bytes:
 # Mangled names of internal linkage: anonymous namespace, `static` (L), function-local
 # statics (_ZZ). Only the defining translation unit (or, for a local static of an
 # inline function, every one that emits the function) declares them.
-_INTERNAL_MANGLING = re.compile(r"^_Z(?:Z|L|.*_GLOBAL__N_|.*\d+L\d)")
+_INTERNAL_MANGLING = re.compile(r"^_Z(?:Z|L|.*_GLOBAL__N_|.*L\d)")
 
 
 class LtoIndex:
     """Which LTO object defined a name, in link order (first definition wins).
 
     Looks a name up as the ELF spells it, then without LTO's clone suffixes; a name
-    of internal linkage that no symbol table or body section lists (a static without
-    an initialiser, which goes to .bss) is looked up in the objects' declarations
+    that no symbol table or body section lists (a static without an initialiser,
+    which goes to .bss) is looked up in the objects' declarations
     (``.gnu.lto_.decls``, zlib-compressed, strings with a ULEB128 length prefix).
     """
 
@@ -471,13 +472,16 @@ class LtoIndex:
         for candidate in (name, base):
             if candidate in self.owner:
                 return self.owner[candidate]
-        if not _INTERNAL_MANGLING.match(base):
-            return None
         needle = _uleb128(len(base)) + base.encode("latin-1")
-        for i, obj in enumerate(self.objects):
-            if needle in self._declarations(i):
-                self.owner[base] = obj.entry
-                return obj.entry
+        declaring = [obj.entry for i, obj in enumerate(self.objects)
+                     if needle in self._declarations(i)]
+        # A mangled name of internal linkage is declared only where it is defined (or,
+        # a local static of an inline function, where that is emitted: the first
+        # wins). A plain C name may also be some other declaration's: only one
+        # object declaring it is an answer.
+        if declaring and (_INTERNAL_MANGLING.match(base) or len(declaring) == 1):
+            self.owner[base] = declaring[0]
+            return declaring[0]
         return None
 
 
