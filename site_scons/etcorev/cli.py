@@ -7,7 +7,8 @@ import textwrap
 METAVARS = {"model": "PATH", "inputs": "PATH", "app": "DIR", "executorch": "DIR",
             "verilator_model": "PATH", "build_dir": "DIR", "cache": "DIR",
             "toolchain": "PREFIX", "ops": "model|all|OP,...", "kernels": "DIR,...",
-            "method_pool": "N", "temp_pool": "N", "install_dir": "DIR"}
+            "method_pool": "N", "temp_pool": "N", "install_dir": "DIR",
+            "inspect_against": "ELF"}
 
 
 def option_error(error):
