@@ -15,3 +15,11 @@ def scons(*args, build_dir, cwd=REPO, timeout=1800, env=None):
     argv = [sys.executable, "-m", "SCons", "-Q", "build_dir=%s" % build_dir] + list(args)
     return subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, timeout=timeout, env=env)
+
+
+def variant(build_dir, prefix):
+    """The one variant directory of build_dir whose name starts with prefix (the
+    toolchain's part of the name comes after board, build type, log level and ISA)."""
+    found = [p for p in Path(build_dir).iterdir() if p.is_dir() and p.name.startswith(prefix)]
+    assert len(found) == 1, (prefix, [p.name for p in Path(build_dir).iterdir()])
+    return found[0]
