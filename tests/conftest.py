@@ -15,6 +15,15 @@ if _site_scons not in sys.path:
     sys.path.insert(0, _site_scons)
 
 from etcorev import settings  # noqa: E402
+from sconsrun import TEST_CACHE  # noqa: E402
+
+
+def pytest_configure(config):
+    """One SCons cache for the whole test run (unless one is given): builds of the same
+    configuration in different tests compile once."""
+    if not os.environ.get(TEST_CACHE):
+        import tempfile
+        os.environ[TEST_CACHE] = tempfile.mkdtemp(prefix="corev-et-test-cache-")
 
 
 def executorch_root():

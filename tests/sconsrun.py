@@ -7,14 +7,24 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO.parent / "shared" / "models"
+# conftest.py points this at one SCons cache for the whole test run: a configuration
+# built by one test is retrieved, not compiled again, by the next.
+TEST_CACHE = "COREV_ET_TEST_CACHE"
 
 
-def scons(*args, build_dir, cwd=REPO, timeout=1800, env=None):
-    """Run scons with the given options into build_dir; returns CompletedProcess (text).
-    stdout and stderr are merged, as a user would see them."""
-    argv = [sys.executable, "-m", "SCons", "-Q", "build_dir=%s" % build_dir] + list(args)
-    return subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=timeout, env=env)
+def scons(*args, build_dir, cwd=REPO, timeout=1800, env=None, cache=True):
+    """Run scons with the given options into build_dir (None: give none); returns the
+    CompletedProcess (text; stdout and stderr merged, as a user would see them).
+    cache=False builds without the test run's shared cache (tests that count what
+    compiles)."""
+    argv = [sys.executable, "-m", "SCons", "-Q"]
+    if build_dir is not None:
+        argv.append("build_dir=%s" % build_dir)
+    shared = (env or os.environ).get(TEST_CACHE)
+    if cache and shared and not any(a.startswith("cache=") for a in args):
+        argv.append("cache=%s" % shared)
+    return subprocess.run(argv + list(args), cwd=cwd, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=timeout, env=env)
 
 
 def variant(build_dir, prefix):

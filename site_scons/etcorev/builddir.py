@@ -12,11 +12,12 @@ from etcorev.errors import BuildSetupError
 
 CHECKPOINT_SECONDS = 2.0
 LOCK_NAME = ".lock"
-_held = []        # open lock files: held until the process ends
+_held = []        # (lock file, build_dir, made by this run): held until the process ends
 
 
 def prepare(build_dir):
     """Make build_dir and lock it for this process."""
+    made = not os.path.exists(build_dir)
     if os.path.exists(build_dir) and not os.path.isdir(build_dir):
         raise BuildSetupError("build_dir=%s names a file, not a directory: choose another "
                               "build_dir." % build_dir)
@@ -38,7 +39,20 @@ def prepare(build_dir):
     lock.truncate()
     lock.write("scons (pid %d, started %s)\n" % (os.getpid(), time.strftime("%H:%M:%S")))
     lock.flush()
-    _held.append(lock)
+    _held.append((lock, build_dir, made))
+
+
+def abandon():
+    """The build was refused before it started: leave no directory it made itself."""
+    while _held:
+        lock, build_dir, made = _held.pop()
+        lock.close()
+        os.remove(os.path.join(build_dir, LOCK_NAME))
+        if made:
+            try:
+                os.removedirs(build_dir)
+            except OSError:            # not empty: keep it
+                pass
 
 
 class SignatureCheckpoint:

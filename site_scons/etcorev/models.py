@@ -84,4 +84,7 @@ def load_program(model: Model, region, placement, board):
                                    region.length, region.length / 2**20, placement))
     if not model.program.methods:
         raise BuildSetupError("The model '%s' has no method to run." % model.path)
+    if not model.program.methods[0].outputs:
+        raise BuildSetupError("The model '%s' is corrupt or incomplete: its method '%s' has "
+                              "no outputs." % (model.path, model.program.methods[0].name))
     return model.program

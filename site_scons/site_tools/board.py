@@ -49,8 +49,12 @@ def BoardStartup(env, build_dir):
     # No LTO here: libc refers to stdout, getpid and kill only after LTO has decided
     # what is used, so LTO would drop their definitions.
     sources = ("crt0.S", "board.c", "libc_%s.c" % env["TOOLCHAIN_LIBC"])
-    return [env.Object(os.path.join(build_dir, os.path.splitext(source)[0] + ".o"),
-                       os.path.join(COMMON_DIR, source), CCFLAGS=env["CCFLAGS"] + ["-fno-lto"])
+    # The board's addresses are for these files only: everything else compiles the same
+    # for every board (and objects are shared through a cache=).
+    startup_env = env.Clone()
+    startup_env.Append(CCFLAGS=["-fno-lto"], CPPDEFINES=env["BOARD_MODULE"].DEFINES)
+    return [startup_env.Object(os.path.join(build_dir, os.path.splitext(source)[0] + ".o"),
+                               os.path.join(COMMON_DIR, source))
             for source in sources]
 
 
@@ -66,7 +70,7 @@ def generate(env):
     env["MEMORY_REGION_OBJECTS"] = regions
     env["MEMORY_REGIONS"] = [region.as_dict() for region in regions]
     env.SetDefault(STACK_SIZE=16 * 1024)
-    env.Append(CPPDEFINES=board.DEFINES, CPPPATH=[COMMON_DIR], LIBPATH=[COMMON_DIR])
+    env.Append(CPPPATH=[COMMON_DIR], LIBPATH=[COMMON_DIR])
     env.SetDefault(TOOLCHAIN_LIBC="picolibc")
     env.Append(LINKFLAGS=["-T", "$LINKER_SCRIPT", "-Wl,-Map,${TARGETS[1]}"])
     env.Append(PROGEMITTER=[_emit_map_file])

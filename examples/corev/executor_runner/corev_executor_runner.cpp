@@ -206,13 +206,41 @@ void print_cycles(const char* what, uint64_t cycles) {
   board_putc('\n');
 }
 
-int fail(const char* what, Error error) {
+const char* error_name(Error error) {
+  switch (error) {
+    case Error::Ok: return "Ok";
+    case Error::Internal: return "Internal";
+    case Error::InvalidState: return "InvalidState";
+    case Error::EndOfMethod: return "EndOfMethod";
+    case Error::NotSupported: return "NotSupported";
+    case Error::NotImplemented: return "NotImplemented";
+    case Error::InvalidArgument: return "InvalidArgument";
+    case Error::InvalidType: return "InvalidType";
+    case Error::OperatorMissing: return "OperatorMissing";
+    case Error::NotFound: return "NotFound";
+    case Error::MemoryAllocationFailed: return "MemoryAllocationFailed";
+    case Error::AccessFailed: return "AccessFailed";
+    case Error::InvalidProgram: return "InvalidProgram";
+    case Error::DelegateInvalidCompatibility: return "DelegateInvalidCompatibility";
+    case Error::DelegateMemoryAllocationFailed: return "DelegateMemoryAllocationFailed";
+    case Error::DelegateInvalidHandle: return "DelegateInvalidHandle";
+    default: return "error";
+  }
+}
+
+// "Error: load_method failed: MemoryAllocationFailed (0x21)", and what to do about it.
+int fail(const char* what, Error error, const char* hint = nullptr) {
   board_puts("Error: ");
   board_puts(what);
-  board_puts(" failed with error 0x");
-  const char* hex = "0123456789abcdef";
-  board_putc(hex[(static_cast<uint32_t>(error) >> 4) & 0xf]);
-  board_putc(hex[static_cast<uint32_t>(error) & 0xf]);
+  board_puts(" failed: ");
+  board_puts(error_name(error));
+  board_puts(" (0x");
+  print_hex_digits(static_cast<uint32_t>(error), 2);
+  board_puts(")");
+  if (hint != nullptr) {
+    board_puts(": ");
+    board_puts(hint);
+  }
   board_putc('\n');
   return 1;
 }
@@ -238,7 +266,7 @@ Error prepare_inputs(Method& method) {
 #if RUNNER_NUM_INPUTS > 0
     if (i < RUNNER_NUM_INPUTS) {
       if (runner_inputs[i].size != tensor.nbytes()) {
-        board_puts("Error: input values do not match the input's size\n");
+        board_puts("Error: the input values given to the build do not match the input's size\n");
         return Error::InvalidArgument;
       }
       std::memcpy(data, runner_inputs[i].data, runner_inputs[i].size);
@@ -293,7 +321,10 @@ int main() {
 
   uint64_t start = board_cycles();
   Result<Program> program = Program::load(&loader, RUNNER_VERIFICATION);
-  if (!program.ok()) return fail("Program::load", program.error());
+  if (!program.ok()) {
+    return fail("Program::load", program.error(),
+                program.error() == Error::InvalidProgram ? "the model is corrupt" : nullptr);
+  }
   print_cycles("program load", board_cycles() - start);
 
   Result<const char*> method_name = program->get_method_name(0);
@@ -324,7 +355,14 @@ int main() {
 
   start = board_cycles();
   Result<Method> method = program->load_method(*method_name, &memory_manager);
-  if (!method.ok()) return fail("load_method", method.error());
+  if (!method.ok()) {
+    return fail("load_method", method.error(),
+                method.error() != Error::MemoryAllocationFailed ? nullptr
+                : RUNNER_METHOD_POOL_OPTION
+                    ? "the method pool (method_pool=) is too small for this model"
+                    : "the method pool sized from the model is too small: set a larger "
+                      "method_pool=");
+  }
   print_cycles("method load", board_cycles() - start);
 
   for (int run = 0; run < RUNNER_NUM_EXECUTIONS; ++run) {
@@ -337,6 +375,11 @@ int main() {
     temp_allocator.reset();
   }
 
+  // A method that gives nothing is a failure, not a silent success.
+  if (method->outputs_size() == 0 || method->outputs_size() != RUNNER_NUM_OUTPUTS) {
+    return fail("reading outputs", Error::InvalidProgram,
+                "the method's output list does not match the model the build read");
+  }
   start = board_cycles();
   for (size_t i = 0; i < method->outputs_size(); ++i) print_output(i, method->get_output(i));
   print_cycles("output", board_cycles() - start);

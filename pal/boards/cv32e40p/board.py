@@ -48,7 +48,10 @@ def run_command(elf, hexfile, env, workdir, model=None):
         for part in [hexfile] + ([model[0]] if model else []):
             with open(part, newline="") as f:
                 out.write(f.read())
-    return [os.path.abspath(simulator), "+firmware=firmware.hex"]
+    argv = [os.path.abspath(simulator), "+firmware=firmware.hex"]
+    if env.get("max_cycles"):
+        argv.append("+maxcycles=%d" % env["max_cycles"])
+    return argv
 
 
 # "TOP.tb_top_verilator @ 1234560: EXIT SUCCESS" or, for non-zero values,
@@ -65,4 +68,5 @@ def parse_run(output, returncode):
     match = _FAILURE.search(output)
     if match:
         return RunResult(int(match.group(1)) or 1, int(match.group(2)) // PS_PER_CYCLE)
-    return RunResult(returncode or 1)
+    return RunResult(returncode or 1, note="the testbench ended without the program's exit "
+                     "(stopped at max_cycles=, or the firmware did not load)")

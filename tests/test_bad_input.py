@@ -1,0 +1,234 @@
+"""Never a wrong answer in silence: every bad or unusual input gets one clear `scons: ***`
+paragraph (or, for a program that fails, the program's own status), never a traceback,
+never a partial result. Each case names the key words its message must hold."""
+
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+
+from etcorev import pte
+from sconsrun import MODELS, REPO, scons
+
+ADD = REPO / "examples" / "models" / "add.pte"
+needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
+                                reason="qemu-system-riscv32 missing (./setup.sh installs it)")
+
+
+def assert_refused(result, *phrases, build_dir=None):
+    """Non-zero exit, one `scons: ***` line holding every phrase, no traceback, nothing
+    compiled (refused while reading the build description)."""
+    out = result.stdout
+    assert result.returncode != 0, out
+    assert "Traceback" not in out and 'File "' not in out, out
+    errors = [line for line in out.splitlines() if line.startswith("scons: ***")]
+    assert len(errors) == 1, out
+    for phrase in phrases:
+        assert phrase in errors[0], (phrase, out)
+    assert "Compiling" not in out, out
+
+
+def tensors(*specs):
+    return [{"dtype": dtype, "shape": shape, "values": [1] * (shape[0] if shape else 1)}
+            for dtype, shape in specs]
+
+
+def corrupt_output_list(data):
+    """add.pte with its method's output list emptied (the flatbuffer stays valid)."""
+    data = bytearray(data)
+    reader = pte._Reader(memoryview(data), len(data), "add")
+    program = pte._Table(reader, struct.unpack_from("<I", data, 0)[0], "Program", "Program")
+    start, _, _, _ = program.tables("execution_plan")[0]._vector("outputs")
+    struct.pack_into("<I", data, start - 4, 0)
+    return bytes(data)
+
+
+@pytest.fixture
+def files(tmp_path):
+    """Inputs, models and paths for the cases, in tmp_path."""
+    def write(name, content):
+        path = tmp_path / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content if isinstance(content, str) else json.dumps(content))
+        return path
+    (tmp_path / "empty-dir").mkdir()
+    write("int-inputs.json", tensors(("int32", [5]), ("int32", [5])))
+    write("shape-inputs.json", tensors(("float32", [4]), ("float32", [5])))
+    write("one-input.json", tensors(("float32", [5])))
+    write("three-inputs.json", tensors(("float32", [5]), ("float32", [5]), ("float32", [5])))
+    write("not-json.json", "[{'dtype': 'float32'")
+    write("a-file", "not a directory\n")
+    write("no-outputs.pte", corrupt_output_list(ADD.read_bytes()))
+    write('quote"model.pte', ADD.read_bytes())
+    write("dollar$model.pte", ADD.read_bytes())
+    return tmp_path
+
+
+# option, then the key words of the one-line message
+REFUSED = [
+    ("num_executions=abc", ["num_executions", "'abc'", "whole number", "at least 1"]),
+    ("num_executions=0", ["num_executions", "'0'", "at least 1"]),
+    ("num_executions=-3", ["num_executions", "'-3'", "at least 1"]),
+    ("method_pool=abc", ["method_pool", "'abc'", "at least 64", "empty for the default"]),
+    ("temp_pool=abc", ["temp_pool", "'abc'", "whole number"]),
+    ("model_align=24", ["model_align", "'24'", "power of two"]),
+    ("model_align=8", ["model_align", "'8'", "at least 16"]),
+    ("clock_hz=0", ["clock_hz", "'0'", "at least 1"]),
+    ("clock_hz=fast", ["clock_hz", "'fast'"]),
+    ("timeout=never", ["timeout", "'never'", "a number"]),
+    ("ops=", ["ops", "must not be empty"]),
+    ("ops=aten::not_an_op.out", ["aten::not_an_op.out", "not in any kernel library"]),
+    ("model={files}/missing.pte", ["missing.pte", "not found"]),
+    ("model={files}/empty-dir", ["empty-dir", "holds no .pte"]),
+    ("model={files}/no-outputs.pte", ["no-outputs.pte", "no outputs"]),
+    ('model={files}/quote"model.pte', ["model", "'\"'", "rename or move it"]),
+    ("model={files}/dollar$model.pte", ["model", "'$'", "rename or move it"]),
+    ("build_dir={files}/a-file", ["a-file", "names a file"]),
+    ("inputs={files}/int-inputs.json", ["Input 0", "int32[5]", "expects float32[5]"]),
+    ("inputs={files}/shape-inputs.json", ["Input 0", "float32[4]", "expects float32[5]"]),
+    ("inputs={files}/one-input.json", ["gives 1 input", "takes 2", "input 1: float32[5]"]),
+    ("inputs={files}/three-inputs.json", ["gives 3 inputs", "takes 2"]),
+    ("inputs={files}/not-json.json", ["Cannot read inputs", "not valid JSON"]),
+    ("inputs={files}/missing.json", ["Cannot read inputs", "missing.json"]),
+    ("toolchain=x86_64-linux-gnu-", ["x86_64-linux-gnu-gcc", "not a RISC-V compiler"]),
+    ("toolchain=nonexistent-prefix-", ["No RISC-V cross compiler found",
+                                       "nonexistent-prefix-gcc"]),
+]
+
+
+@pytest.mark.parametrize("option, phrases", REFUSED, ids=[r[0].split("{")[0] + r[0].split("/")[-1]
+                                                          for r in REFUSED])
+def test_refused_with_one_line(et_root, files, option, phrases):
+    if option.startswith("toolchain=x86") and not shutil.which("x86_64-linux-gnu-gcc"):
+        pytest.skip("no x86_64-linux-gnu-gcc to name")
+    build_dir = files / "build"
+    args = [option.format(files=files)]
+    if not option.startswith("build_dir="):
+        args.append("build_dir=%s" % build_dir)
+    result = scons(*args, build_dir=None)
+    assert_refused(result, *phrases)
+    if not option.startswith("build_dir="):
+        assert not build_dir.exists()       # refused before anything was made
+
+
+def test_several_models_take_no_inputs_option(et_root, tmp_path):
+    (tmp_path / "set").mkdir()
+    for name in ("a", "b"):
+        shutil.copy(ADD, tmp_path / "set" / ("%s.pte" % name))
+    (tmp_path / "in.json").write_text(json.dumps(tensors(("float32", [5]), ("float32", [5]))))
+    result = scons("model=%s" % (tmp_path / "set"), "inputs=%s" % (tmp_path / "in.json"),
+                   build_dir=tmp_path / "build")
+    assert_refused(result, "inputs= and expected= are for a single model", "NAME.inputs.json")
+
+
+# ---------------------------------------------------------------- programs that fail
+
+@needs_qemu
+def test_run_ends_with_the_programs_status_and_names_the_option(et_root, tmp_path):
+    """A method pool too small: the runtime's error by name, the option to change, and
+    scons ends with the program's status (1), not a TypeError and 2."""
+    result = scons("board=qemu", "method_pool=64", "run", build_dir=tmp_path)
+    out = result.stdout
+    assert result.returncode == 1, out
+    assert "Traceback" not in out
+    assert "load_method failed: MemoryAllocationFailed (0x21)" in out, out
+    assert "method_pool=" in out.split("load_method failed", 1)[1].splitlines()[0]
+    assert "Exit status: 1" in out
+
+
+@needs_qemu
+def test_a_hanging_program_is_stopped(tmp_path):
+    result = scons("board=qemu", "app=tests/fixtures/hang", "timeout=3", "run",
+                   build_dir=tmp_path)
+    assert result.returncode == 124, result.stdout
+    assert "looping" in result.stdout
+    assert "stopped after timeout=3 s" in result.stdout
+    assert "Traceback" not in result.stdout
+
+
+def test_an_image_that_does_not_fit_is_never_published(et_root, tmp_path):
+    """Bigger than the board with its code, though the model alone passes the early
+    check: the link fails, the ELF and map are removed, nothing is installed."""
+    big = tmp_path / "big.pte"
+    big.write_bytes(ADD.read_bytes() + bytes(4 * 1024 * 1024 - 64 * 1024))
+    install = tmp_path / "install"
+    result = scons("board=cv32e40p", "model=%s" % big, "install_dir=%s" % install, "install",
+                   build_dir=tmp_path / "build")
+    assert result.returncode != 0
+    assert "does not fit" in result.stdout and "Traceback" not in result.stdout
+    assert not list((tmp_path / "build").rglob("executor_runner.elf"))
+    assert not list((tmp_path / "build").rglob("executor_runner.map"))
+    assert not install.exists() or not list(install.iterdir())
+
+
+# ---------------------------------------------------------------- the tree, the build dir
+
+def _snapshot(root):
+    """Every path under root with its size and a checksum of its content."""
+    import hashlib
+    entries = {}
+    for directory, dirs, names in os.walk(root):
+        for name in dirs:
+            entries[os.path.relpath(os.path.join(directory, name), root) + "/"] = None
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.islink(path):
+                entries[os.path.relpath(path, root)] = os.readlink(path)
+            else:
+                with open(path, "rb") as f:
+                    entries[os.path.relpath(path, root)] = hashlib.sha1(f.read()).hexdigest()
+    return entries
+
+
+def test_no_build_writes_into_the_executorch_tree(et_root, tmp_path):
+    """A build that runs ExecuTorch's codegen, with byte-code writing on, leaves a copy of
+    the tree exactly as it was (listing and checksums)."""
+    tree = tmp_path / "src" / "executorch"
+    shutil.copytree(et_root, tree, symlinks=True)
+    before = _snapshot(tree)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    result = scons("board=qemu", "executorch=%s" % tree, "model=%s" % (MODELS / "mlp.pte"),
+                   build_dir=tmp_path / "build", env=env)
+    assert result.returncode == 0, result.stdout
+    assert "Generating" in result.stdout          # codegen ran
+    after = _snapshot(tree)
+    assert sorted(set(after) - set(before)) == []
+    assert sorted(k for k in before if before[k] != after.get(k)) == []
+
+
+def test_a_second_scons_on_the_same_build_dir_is_refused(tmp_path):
+    argv = [sys.executable, "-m", "SCons", "-Q", "build_dir=%s" % tmp_path,
+            "app=tests/fixtures/cxx_smoke"]
+    first = subprocess.Popen(argv + ["-j1"], cwd=REPO, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in first.stdout:
+            if "Compiling" in line:
+                break
+        second = scons("app=tests/fixtures/cxx_smoke", build_dir=tmp_path)
+        assert second.returncode != 0
+        assert "is in use by scons (pid %d" % first.pid in second.stdout, second.stdout
+        assert "Traceback" not in second.stdout
+    finally:
+        rest = first.communicate(timeout=600)[0]
+    assert first.returncode == 0, rest
+
+
+def test_debug_images_are_reproducible_in_any_build_directory(et_root, tmp_path):
+    """Two clean Debug builds in two directories outside the checkout: identical ELFs
+    (no build directory path reaches the image)."""
+    elves = []
+    for name in ("one", "a-much-longer-directory/two"):
+        build_dir = tmp_path / name
+        result = scons("board=qemu", "debug=1", build_dir=build_dir, cache=False)
+        assert result.returncode == 0, result.stdout
+        elves.append(next(build_dir.rglob("add/executor_runner.elf")).read_bytes())
+    assert elves[0] == elves[1]
