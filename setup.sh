@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 machine for this build, idempotently (a second run costs seconds):
-#   - Debian packages: the RISC-V cross compiler, picolibc, QEMU, GCC sources, flatbuffers
-#   - .venv with the Python packages pinned in pyproject.toml
-#   - libstdc++ for the cross compiler, built once into ~/.cache/corev-et
+#   - Debian packages: the RISC-V cross compiler, picolibc, QEMU, GCC sources, flatbuffers,
+#     and the tools of a firmware developer's day (gdb-multiarch, ccache, distcc, icecc)
+#   - .venv with the Python packages pinned in pyproject.toml, and torchgen (ExecuTorch's
+#     codegen needs it) taken from the pinned torch wheel without installing torch
+#   - libstdc++ for Debian's cross compiler, built once into ~/.cache/corev-et
 # Options:
 #   --executorch PATH   record the ExecuTorch source tree in the user settings file
+#   --corev-gcc         also build CORE-V GCC (riscv32-corev-elf, newlib, libstdc++) from
+#                       Debian's sources into ~/.cache/corev-et (about 25 min the first time)
 #   --export            also install the model-export extra (torch + executorch wheels)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 executorch=""
 extras=""
+corev_gcc=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --executorch) executorch="$2"; shift 2 ;;
+    --corev-gcc) corev_gcc=1; shift ;;
     --export) extras="export"; shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 
 APT_PACKAGES="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
   gcc-12-source flatbuffers-compiler libflatbuffers-dev python3-venv xz-utils make xxd"
+if [ -n "$corev_gcc" ]; then
+  # CORE-V GCC's sources and what building a cross GCC needs on the host.
+  APT_PACKAGES="$APT_PACKAGES binutils-source newlib-source libgmp-dev libmpfr-dev
+    libmpc-dev flex bison texinfo patch"
+fi
 missing=""
 for package in $APT_PACKAGES; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
@@ -63,6 +74,22 @@ then
   echo "$requirements" | xargs .venv/bin/pip install -q
 fi
 
+# torchgen: the folder of that name in the torch wheel pyproject.toml names, nothing else.
+if ! .venv/bin/python -c "import torchgen" 2>/dev/null; then
+  torch=$(python3 -c "import tomllib; print(tomllib.load(open('pyproject.toml', 'rb'))['tool']['corev-et']['torchgen-from'])")
+  echo "setup: installing torchgen from the $torch wheel (torch itself is not installed)"
+  wheels=$(mktemp -d)
+  trap 'rm -rf "$wheels"' EXIT
+  .venv/bin/pip download -q --no-deps -d "$wheels" "$torch"
+  .venv/bin/python - "$wheels"/*.whl <<'PY'
+import sys, sysconfig, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    wheel.extractall(sysconfig.get_paths()["purelib"],
+                     [name for name in wheel.namelist() if name.startswith("torchgen/")])
+PY
+  rm -rf "$wheels"
+fi
+
 if [ -n "$executorch" ]; then
   .venv/bin/python -c "import sys; sys.path.insert(0, 'site_scons')
 from etcorev import settings
@@ -71,4 +98,7 @@ print('setup: ExecuTorch tree recorded in', settings.write(executorch=sys.argv[1
 fi
 
 .venv/bin/python site_scons/etcorev/libstdcxx.py >/dev/null
+if [ -n "$corev_gcc" ]; then
+  .venv/bin/python site_scons/etcorev/corev_gcc.py >/dev/null
+fi
 echo "setup: ready (activate with: . .venv/bin/activate)"
