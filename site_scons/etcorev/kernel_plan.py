@@ -67,12 +67,15 @@ class Plan:
 
 
 def _yaml_flag(entries, path):
+    """A yaml with ATen operators (`op:` entries, perhaps beside `func:` ones) goes to
+    codegen as a functions.yaml; one of only `func:` entries as a custom_ops.yaml (codegen
+    then also writes their ahead-of-time registration)."""
     kinds = {"functions" if "op" in e else "custom" for e in entries
              if isinstance(e, dict) and ("op" in e or "func" in e)}
-    if len(kinds) != 1:
-        raise BuildSetupError("Kernel yaml '%s' must use either `op:` (functions.yaml) or "
-                              "`func:` (custom_ops.yaml) entries, not both or neither." % path)
-    return FUNCTIONS_YAML_FLAG if kinds == {"functions"} else CUSTOM_OPS_YAML_FLAG
+    if not kinds:
+        raise BuildSetupError("Kernel yaml '%s' has no operator entries (`- op: name.overload` "
+                              "or `- func: ns::name.overload(...)`)." % path)
+    return FUNCTIONS_YAML_FLAG if "functions" in kinds else CUSTOM_OPS_YAML_FLAG
 
 
 def _read_kernel_yaml(path):
