@@ -255,7 +255,9 @@ class _Build:
                 "CFLAGS_FOR_TARGET=" + TARGET_CFLAGS,
                 "CXXFLAGS_FOR_TARGET=" + TARGET_CFLAGS], build, self.env)
         self.make("building GCC, newlib and libstdc++", build)
-        self.make("installing GCC", build, "install-strip")
+        # Host programs stripped; target libraries as they are (libgloss has no
+        # install-strip).
+        self.make("installing GCC", build, "install-strip-host", "install-target")
 
     def newlib_nano(self):
         build = self._fresh_dir("build-newlib-nano")
