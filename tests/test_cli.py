@@ -44,11 +44,10 @@ def tree(root):
 
 
 def repo_status():
-    """`git status` including ignored files, but not Python's byte-code caches."""
+    """`git status` including ignored files (but pytest's own cache)."""
     out = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
                          cwd=REPO, capture_output=True, text=True, check=True).stdout
-    return sorted(line for line in out.splitlines()
-                  if "__pycache__" not in line and ".pytest_cache" not in line)
+    return sorted(line for line in out.splitlines() if ".pytest_cache" not in line)
 
 
 def copy_worktree(dest):
