@@ -1,0 +1,174 @@
+/*
+ * aten::convolution.out for the CORE-V core: 2-D, not transposed, float32,
+ * contiguous (NCHW) input, weight and output, any stride, padding, dilation and
+ * groups, with or without a float32 bias. Each output element is one dot product
+ * over (input channel, kernel row, in-bounds kernel columns) with the bias in it
+ * (util::Dot: exact products summed in an integer accumulator and rounded once on
+ * rv32imc; fused multiply-adds with an FPU). Other cases (1-D, transposed, other
+ * dtypes or layouts): the portable kernel.
+ */
+#include <executorch/kernels/portable/cpu/util/kernel_ops_util.h>
+
+#include "corev_util.h"
+#include "portable_fallback.h"
+
+namespace corev {
+namespace native {
+
+using executorch::aten::ArrayRef;
+using executorch::aten::Tensor;
+using torch::executor::KernelRuntimeContext;
+
+namespace {
+
+struct Conv {
+  int32_t n, in_c, in_h, in_w, out_c, out_h, out_w, k_h, k_w;
+  int32_t s_h, s_w, p_h, p_w, d_h, d_w, groups;
+};
+
+/// The generic float arithmetic of the portable kernel, for one output element.
+float conv_generic(const float* in, const float* w, const float* bias,
+                   const Conv& g, int32_t oy, int32_t ox) {
+  const int32_t cpg = g.in_c / g.groups;
+  float acc = 0.0f;
+  for (int32_t c = 0; c < cpg; ++c) {
+    for (int32_t ky = 0; ky < g.k_h; ++ky) {
+      const int32_t y = oy * g.s_h + ky * g.d_h - g.p_h;
+      if (y < 0 || y >= g.in_h) {
+        continue;
+      }
+      for (int32_t kx = 0; kx < g.k_w; ++kx) {
+        const int32_t x = ox * g.s_w + kx * g.d_w - g.p_w;
+        if (x >= 0 && x < g.in_w) {
+          acc += in[(c * g.in_h + y) * g.in_w + x] * w[(c * g.k_h + ky) * g.k_w + kx];
+        }
+      }
+    }
+  }
+  return bias != nullptr ? acc + *bias : acc;
+}
+
+/// One output channel plane. in: the group's first input channel; w: this output
+/// channel's weights [in_c / groups][k_h][k_w].
+COREV_HOT void conv_plane(const float* in, const float* w, const float* bias,
+                          float* out, const Conv& g) {
+  const int32_t cpg = g.in_c / g.groups;
+  const int32_t plane = g.in_h * g.in_w;
+  for (int32_t oy = 0; oy < g.out_h; ++oy) {
+    const int32_t y0 = oy * g.s_h - g.p_h;
+    // Kernel rows inside the input.
+    int32_t ky0 = 0, ky1 = g.k_h;
+    while (ky0 < ky1 && y0 + ky0 * g.d_h < 0) {
+      ++ky0;
+    }
+    while (ky1 > ky0 && y0 + (ky1 - 1) * g.d_h >= g.in_h) {
+      --ky1;
+    }
+    for (int32_t ox = 0; ox < g.out_w; ++ox) {
+      const int32_t x0 = ox * g.s_w - g.p_w;
+      int32_t kx0 = 0, kx1 = g.k_w;
+      while (kx0 < kx1 && x0 + kx0 * g.d_w < 0) {
+        ++kx0;
+      }
+      while (kx1 > kx0 && x0 + (kx1 - 1) * g.d_w >= g.in_w) {
+        --kx1;
+      }
+      util::Dot d;
+      if (kx1 > kx0) {
+        for (int32_t c = 0; c < cpg; ++c) {
+          const float* in_c = in + c * plane + x0 + kx0 * g.d_w;
+          const float* w_c = w + c * g.k_h * g.k_w + kx0;
+          for (int32_t ky = ky0; ky < ky1; ++ky) {
+            d.run(in_c + (y0 + ky * g.d_h) * g.in_w, g.d_w, w_c + ky * g.k_w, 1,
+                  kx1 - kx0);
+          }
+        }
+      }
+      float r = d.finish(bias);
+      if (__builtin_expect(!d.ok, 0)) {
+        r = conv_generic(in, w, bias, g, oy, ox);
+      }
+      out[oy * g.out_w + ox] = r;
+    }
+  }
+}
+
+}  // namespace
+
+Tensor& convolution_out(KernelRuntimeContext& ctx, const Tensor& in,
+                        const Tensor& weight,
+                        const std::optional<Tensor>& bias,
+                        ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                        ArrayRef<int64_t> dilation, bool transposed,
+                        ArrayRef<int64_t> output_padding, int64_t groups,
+                        Tensor& out) {
+  const bool has_bias = bias.has_value();
+  if (!(!transposed && in.dim() == 4 && util::is_float(in) &&
+        util::is_float(weight) && util::is_float(out) &&
+        (!has_bias || (util::is_float(bias.value()) &&
+                       bias.value().numel() == weight.size(0))) &&
+        util::contiguous(in) && util::contiguous(weight) && util::contiguous(out) &&
+        torch::executor::check_convolution_args(in, weight, bias, stride, padding,
+                                                dilation, transposed,
+                                                output_padding, groups, out))) {
+    COREV_FALLBACK(ctx, out,
+                   torch::executor::native::convolution_out(
+                       ctx, in, weight, bias, stride, padding, dilation,
+                       transposed, output_padding, groups, out));
+  }
+  executorch::aten::SizesType out_sizes[executorch::runtime::kTensorDimensionLimit];
+  size_t out_ndim = 0;
+  torch::executor::get_convolution_out_target_size(
+      in, weight, stride, padding, dilation, transposed, output_padding, groups,
+      out_sizes, &out_ndim);
+  ET_KERNEL_CHECK(ctx,
+                  torch::executor::output_size_is_valid({out_sizes, out_ndim},
+                                                        in.dim() - 2),
+                  InvalidArgument, out);
+  ET_KERNEL_CHECK(ctx,
+                  executorch::runtime::resize_tensor(out, {out_sizes, out_ndim}) ==
+                      executorch::runtime::Error::Ok,
+                  InvalidArgument, out);
+  if (out.numel() == 0) {
+    return out;
+  }
+  using torch::executor::val_at;
+  Conv g;
+  g.n = in.size(0);
+  g.in_c = in.size(1);
+  g.in_h = in.size(2);
+  g.in_w = in.size(3);
+  g.out_c = out.size(1);
+  g.out_h = out.size(2);
+  g.out_w = out.size(3);
+  g.k_h = weight.size(2);
+  g.k_w = weight.size(3);
+  g.s_h = val_at(stride, 0);
+  g.s_w = val_at(stride, 1);
+  g.p_h = val_at(padding, 0, /*default_value=*/0);
+  g.p_w = val_at(padding, 1, /*default_value=*/0);
+  g.d_h = val_at(dilation, 0);
+  g.d_w = val_at(dilation, 1);
+  g.groups = groups;
+  const float* x = in.const_data_ptr<float>();
+  const float* w = weight.const_data_ptr<float>();
+  const float* b = has_bias ? bias.value().const_data_ptr<float>() : nullptr;
+  float* y = out.mutable_data_ptr<float>();
+  const int32_t cpg = g.in_c / g.groups;
+  const int32_t opg = g.out_c / g.groups;
+  const int32_t in_plane = g.in_h * g.in_w;
+  const int32_t out_plane = g.out_h * g.out_w;
+  const int32_t w_size = cpg * g.k_h * g.k_w;
+  for (int32_t n = 0; n < g.n; ++n) {
+    for (int32_t oc = 0; oc < g.out_c; ++oc) {
+      const int32_t group = oc / opg;
+      conv_plane(x + (n * g.in_c + group * cpg) * in_plane, w + oc * w_size,
+                 b != nullptr ? b + oc : nullptr,
+                 y + (n * g.out_c + oc) * out_plane, g);
+    }
+  }
+  return out;
+}
+
+}  // namespace native
+}  // namespace corev
