@@ -97,6 +97,20 @@ inline bool same_sizes(const Tensor& a, const Tensor& b) {
   return true;
 }
 
+/// The kernel taps [k0, k1) whose input coordinate o0 + k * d lies in [0, size).
+COREV_INLINE void tap_range(int32_t o0, int32_t k, int32_t d, int32_t size,
+                            int32_t* k0, int32_t* k1) {
+  if (o0 >= 0 && o0 + (k - 1) * d < size) {
+    *k0 = 0;  // the whole kernel: the common case, no division
+    *k1 = k;
+    return;
+  }
+  int32_t lo = o0 < 0 ? (-o0 + d - 1) / d : 0;
+  int32_t hi = size - o0 <= 0 ? 0 : (size - o0 + d - 1) / d;
+  *k0 = lo;
+  *k1 = hi < k ? (hi > lo ? hi : lo) : k;
+}
+
 // ---------------------------------------------------------------------------
 // Dot products with one rounding. Soft float: products of the 24-bit significands
 // are exact (48 bits) and go into a 64-bit accumulator at a block exponent E (the
@@ -242,6 +256,17 @@ struct Dot {
     }
   }
 
+  /// += a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+  COREV_INLINE void run3(const float* a, const float* b) {
+    const uint32_t* pa = reinterpret_cast<const uint32_t*>(a);
+    const uint32_t* pb = reinterpret_cast<const uint32_t*>(b);
+    if (__builtin_expect(!(s.add(pa[0], pb[0]) && s.add(pa[1], pb[1]) &&
+                           s.add(pa[2], pb[2])), 0)) {
+      ok = false;
+    }
+    s.headroom(3);
+  }
+
   /// The sum plus *bias (if given), rounded once.
   COREV_INLINE float finish(const float* bias) {
     if (bias != nullptr && !s.add(bits(*bias), 0x3f800000u)) {
@@ -276,6 +301,11 @@ struct Dot {
       b += sb;
     }
     acc = s;
+  }
+
+  COREV_INLINE void run3(const float* a, const float* b) {
+    acc = __builtin_fmaf(a[2], b[2],
+                         __builtin_fmaf(a[1], b[1], __builtin_fmaf(a[0], b[0], acc)));
   }
 
   COREV_INLINE float finish(const float* bias) {

@@ -48,47 +48,74 @@ float conv_generic(const float* in, const float* w, const float* bias,
   return bias != nullptr ? acc + *bias : acc;
 }
 
+/// Sums the window rows into d: for each input channel of the group and kernel row
+/// in [ky0, ky1), `n` taps from column pointer `in_x` (step d_w) times weights from
+/// `w_x` (step 1). Three taps at unit step, the common 3x3 case, are unrolled.
+COREV_INLINE void window(util::Dot& d, const float* in, int32_t offset, const float* w_x,
+                         const Conv& g, int32_t cpg, int32_t ky0, int32_t ky1,
+                         int32_t n) {
+  const int32_t in_row = g.d_h * g.in_w;
+  const int32_t plane = g.in_h * g.in_w;
+  const int32_t w_plane = g.k_h * g.k_w;
+  for (int32_t c = 0; c < cpg; ++c) {
+    const float* a = in + (offset + c * plane + ky0 * in_row);
+    const float* b = w_x + c * w_plane + ky0 * g.k_w;
+    if (n == 3 && g.d_w == 1) {
+      for (int32_t ky = ky0; ky < ky1; ++ky) {
+        d.run3(a, b);
+        a += in_row;
+        b += g.k_w;
+      }
+    } else {
+      for (int32_t ky = ky0; ky < ky1; ++ky) {
+        d.run(a, g.d_w, b, 1, n);
+        a += in_row;
+        b += g.k_w;
+      }
+    }
+  }
+}
+
 /// One output channel plane. in: the group's first input channel; w: this output
 /// channel's weights [in_c / groups][k_h][k_w].
 COREV_HOT void conv_plane(const float* in, const float* w, const float* bias,
                           float* out, const Conv& g) {
   const int32_t cpg = g.in_c / g.groups;
   const int32_t plane = g.in_h * g.in_w;
+  // 3x3 kernels without dilation: a window inside the input is 9 taps per channel
+  // at fixed offsets, unrolled.
+  const bool k3 = g.k_h == 3 && g.k_w == 3 && g.d_h == 1 && g.d_w == 1;
   for (int32_t oy = 0; oy < g.out_h; ++oy) {
     const int32_t y0 = oy * g.s_h - g.p_h;
-    // Kernel rows inside the input.
-    int32_t ky0 = 0, ky1 = g.k_h;
-    while (ky0 < ky1 && y0 + ky0 * g.d_h < 0) {
-      ++ky0;
-    }
-    while (ky1 > ky0 && y0 + (ky1 - 1) * g.d_h >= g.in_h) {
-      --ky1;
-    }
+    int32_t ky0, ky1;
+    util::tap_range(y0, g.k_h, g.d_h, g.in_h, &ky0, &ky1);
+    const bool rows_inside = k3 && ky0 == 0 && ky1 == 3;
     for (int32_t ox = 0; ox < g.out_w; ++ox) {
       const int32_t x0 = ox * g.s_w - g.p_w;
-      int32_t kx0 = 0, kx1 = g.k_w;
-      while (kx0 < kx1 && x0 + kx0 * g.d_w < 0) {
-        ++kx0;
-      }
-      while (kx1 > kx0 && x0 + (kx1 - 1) * g.d_w >= g.in_w) {
-        --kx1;
-      }
       util::Dot d;
-      if (kx1 > kx0) {
+      if (rows_inside && x0 >= 0 && x0 + 2 < g.in_w) {
+        const float* a = in + (y0 * g.in_w + x0);
+        const float* b = w;
         for (int32_t c = 0; c < cpg; ++c) {
-          const float* in_c = in + c * plane + x0 + kx0 * g.d_w;
-          const float* w_c = w + c * g.k_h * g.k_w + kx0;
-          for (int32_t ky = ky0; ky < ky1; ++ky) {
-            d.run(in_c + (y0 + ky * g.d_h) * g.in_w, g.d_w, w_c + ky * g.k_w, 1,
-                  kx1 - kx0);
-          }
+          d.run3(a, b);
+          d.run3(a + g.in_w, b + 3);
+          d.run3(a + 2 * g.in_w, b + 6);
+          a += plane;
+          b += 9;
+        }
+      } else {
+        int32_t kx0, kx1;
+        util::tap_range(x0, g.k_w, g.d_w, g.in_w, &kx0, &kx1);
+        if (kx1 > kx0 && ky1 > ky0) {
+          window(d, in, y0 * g.in_w + x0 + kx0 * g.d_w, w + kx0, g, cpg, ky0, ky1,
+                 kx1 - kx0);
         }
       }
       float r = d.finish(bias);
       if (__builtin_expect(!d.ok, 0)) {
         r = conv_generic(in, w, bias, g, oy, ox);
       }
-      out[oy * g.out_w + ox] = r;
+      *out++ = r;
     }
   }
 }

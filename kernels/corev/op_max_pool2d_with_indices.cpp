@@ -37,76 +37,70 @@ COREV_HOT void pool_plane(const float* in, float* out, int64_t* idx,
                           const Geometry& g) {
   for (int32_t oy = 0; oy < g.out_h; ++oy) {
     const int32_t y0 = oy * g.s_h - g.p_h;
-    for (int32_t ox = 0; ox < g.out_w; ++ox) {
+    int32_t ky0, ky1;
+    util::tap_range(y0, g.k_h, g.d_h, g.in_h, &ky0, &ky1);
+    for (int32_t ox = 0; ox < g.out_w; ++ox, ++out, ++idx) {
       const int32_t x0 = ox * g.s_w - g.p_w;
-      bool have = false;
-      int32_t best_i = 0;
-#if COREV_SOFT_FLOAT
-      int32_t best_k = 0;
-      bool nan = false;
-#else
-      float best = 0.0f;
-#endif
-      for (int32_t ky = 0; ky < g.k_h; ++ky) {
-        const int32_t y = y0 + ky * g.d_h;
-        if (y < 0 || y >= g.in_h) {
-          continue;
-        }
-        const float* row = in + y * g.in_w;
-        for (int32_t kx = 0; kx < g.k_w; ++kx) {
-          const int32_t x = x0 + kx * g.d_w;
-          if (x < 0 || x >= g.in_w) {
-            continue;
-          }
-#if COREV_SOFT_FLOAT
-          const uint32_t u = util::bits(row[x]);
-          nan |= (u & 0x7fffffff) > 0x7f800000;
-          const int32_t k = key(u);
-          if (!have || k > best_k) {
-            best_k = k;
-            best_i = y * g.in_w + x;
-            have = true;
-          }
-#else
-          const float v = row[x];
-          if (!have || v > best) {
-            best = v;
-            best_i = y * g.in_w + x;
-            have = true;
-          }
-#endif
-        }
-      }
-      // The portable kernel's test for an empty window (without dilation): such an
-      // output is left as it is; a window that only dilation empties gives 0, 0.
+      // The portable kernel's test for an empty window (without dilation): such
+      // an output is left as it is; a window that only dilation empties gives 0, 0.
       if (y0 >= g.in_h || x0 >= g.in_w || y0 + g.k_h <= 0 || x0 + g.k_w <= 0) {
         continue;
       }
-      if (!have) {
-        out[oy * g.out_w + ox] = 0.0f;
-        idx[oy * g.out_w + ox] = 0;
+      int32_t kx0, kx1;
+      util::tap_range(x0, g.k_w, g.d_w, g.in_w, &kx0, &kx1);
+      if (ky0 >= ky1 || kx0 >= kx1) {
+        *out = 0.0f;
+        *idx = 0;
         continue;
+      }
+      // Rows in order, the first element starts the maximum, a strictly greater
+      // one replaces it.
+      int32_t best_i = (y0 + ky0 * g.d_h) * g.in_w + x0 + kx0 * g.d_w;
+#if COREV_SOFT_FLOAT
+      bool nan = false;
+      int32_t best_k = key(util::bits(in[best_i]));
+#else
+      float best = in[best_i];
+#endif
+      for (int32_t ky = ky0; ky < ky1; ++ky) {
+        const int32_t row = (y0 + ky * g.d_h) * g.in_w + x0;
+        for (int32_t kx = kx0; kx < kx1; ++kx) {
+          const int32_t i = row + kx * g.d_w;
+#if COREV_SOFT_FLOAT
+          const uint32_t u = util::bits(in[i]);
+          nan |= (u & 0x7fffffff) > 0x7f800000;
+          const int32_t k = key(u);
+          if (k > best_k) {
+            best_k = k;
+            best_i = i;
+          }
+#else
+          const float v = in[i];
+          if (v > best) {
+            best = v;
+            best_i = i;
+          }
+#endif
+        }
       }
 #if COREV_SOFT_FLOAT
       if (__builtin_expect(nan, 0)) {
         // Float comparisons, as the portable kernel makes them.
-        have = false;
-        float best = 0.0f;
-        for (int32_t ky = 0; ky < g.k_h; ++ky) {
-          const int32_t y = y0 + ky * g.d_h;
-          for (int32_t kx = 0; kx < g.k_w && y >= 0 && y < g.in_h; ++kx) {
-            const int32_t x = x0 + kx * g.d_w;
-            if (x >= 0 && x < g.in_w && (!have || in[y * g.in_w + x] > best)) {
-              best = in[y * g.in_w + x];
-              best_i = y * g.in_w + x;
-              have = true;
+        best_i = (y0 + ky0 * g.d_h) * g.in_w + x0 + kx0 * g.d_w;
+        float best = in[best_i];
+        for (int32_t ky = ky0; ky < ky1; ++ky) {
+          for (int32_t kx = kx0; kx < kx1; ++kx) {
+            const int32_t i = (y0 + ky * g.d_h) * g.in_w + x0 + kx * g.d_w;
+            if (in[i] > best) {
+              best = in[i];
+              best_i = i;
             }
           }
         }
       }
 #endif
-      out[oy * g.out_w + ox] = in[best_i];
-      idx[oy * g.out_w + ox] = best_i;
+      *out = in[best_i];
+      *idx = best_i;
     }
   }
 }
