@@ -85,6 +85,28 @@ inline bool scalar_is_one(const executorch::aten::Scalar& s) {
   return s.isBoolean() && s.to<bool>();
 }
 
+/// a, b and c have the same sizes and dim order: the same elements at the same
+/// offsets. Inline comparisons only (no resize or dim-order helpers: add.out must
+/// stay small).
+inline bool same_layout(const Tensor& a, const Tensor& b, const Tensor& c) {
+  const ssize_t n = a.dim();
+  if (n != b.dim() || n != c.dim()) {
+    return false;
+  }
+  const auto* sa = a.sizes().data();
+  const auto* sb = b.sizes().data();
+  const auto* sc = c.sizes().data();
+  const auto* da = a.dim_order().data();
+  const auto* db = b.dim_order().data();
+  const auto* dc = c.dim_order().data();
+  for (ssize_t i = 0; i < n; ++i) {
+    if (sa[i] != sb[i] || sa[i] != sc[i] || da[i] != db[i] || da[i] != dc[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 inline bool same_sizes(const Tensor& a, const Tensor& b) {
   if (a.dim() != b.dim()) {
     return false;
