@@ -282,9 +282,11 @@ struct Dot {
   COREV_INLINE void run3(const float* a, const float* b) {
     const uint32_t* pa = reinterpret_cast<const uint32_t*>(a);
     const uint32_t* pb = reinterpret_cast<const uint32_t*>(b);
-    if (__builtin_expect(!(s.add(pa[0], pb[0]) && s.add(pa[1], pb[1]) &&
-                           s.add(pa[2], pb[2])), 0)) {
-      ok = false;
+#pragma GCC unroll 1
+    for (int k = 0; k < 3; ++k) {
+      if (__builtin_expect(!s.add(pa[k], pb[k]), 0)) {
+        ok = false;
+      }
     }
     s.headroom(3);
   }

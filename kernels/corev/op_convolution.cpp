@@ -76,6 +76,37 @@ COREV_INLINE void window(util::Dot& d, const float* in, int32_t offset, const fl
   }
 }
 
+/// Outputs [0, n) of a row of 3x3 windows without dilation, all inside the input:
+/// `in` points at the first window's top-left tap of the group's first channel,
+/// windows `step` floats apart. False if one of them met an infinity or NaN (the
+/// caller then computes the row the generic way).
+COREV_HOT bool conv3x3_row(const float* in, int32_t step, const float* w,
+                           const float* bias, float* out, int32_t n, int32_t cpg,
+                           int32_t in_w, int32_t plane) {
+  bool ok = true;
+  for (int32_t i = 0; i < n; ++i) {
+    util::Dot d;
+    const float* a = in + i * step;
+    const float* b = w;
+    for (int32_t c = 0; c < cpg; ++c) {
+      // Unrolled with an FPU; a loop without (a soft-float tap is long code).
+#if COREV_SOFT_FLOAT
+#pragma GCC unroll 1
+#else
+#pragma GCC unroll 3
+#endif
+      for (int32_t r = 0; r < 3; ++r) {
+        d.run3(a + r * in_w, b + 3 * r);
+      }
+      a += plane;
+      b += 9;
+    }
+    out[i] = d.finish(bias);
+    ok = ok && d.ok;
+  }
+  return ok;
+}
+
 /// One output channel plane. in: the group's first input channel; w: this output
 /// channel's weights [in_c / groups][k_h][k_w].
 COREV_HOT void conv_plane(const float* in, const float* w, const float* bias,
@@ -85,37 +116,45 @@ COREV_HOT void conv_plane(const float* in, const float* w, const float* bias,
   // 3x3 kernels without dilation: a window inside the input is 9 taps per channel
   // at fixed offsets, unrolled.
   const bool k3 = g.k_h == 3 && g.k_w == 3 && g.d_h == 1 && g.d_w == 1;
-  for (int32_t oy = 0; oy < g.out_h; ++oy) {
+  // Outputs [ox_lo, ox_hi) have windows inside the input horizontally.
+  int32_t ox_lo = 0, ox_hi = 0;
+  if (k3 && g.in_w - 3 + g.p_w >= 0) {
+    ox_lo = (g.p_w + g.s_w - 1) / g.s_w;
+    ox_hi = (g.in_w - 3 + g.p_w) / g.s_w + 1;
+    ox_hi = ox_hi < g.out_w ? ox_hi : g.out_w;
+    ox_lo = ox_lo < ox_hi ? ox_lo : ox_hi;
+  }
+  for (int32_t oy = 0; oy < g.out_h; ++oy, out += g.out_w) {
     const int32_t y0 = oy * g.s_h - g.p_h;
     int32_t ky0, ky1;
     util::tap_range(y0, g.k_h, g.d_h, g.in_h, &ky0, &ky1);
-    const bool rows_inside = k3 && ky0 == 0 && ky1 == 3;
+    int32_t fast_lo = 0, fast_hi = 0;
+    if (k3 && ky0 == 0 && ky1 == 3 && ox_hi > ox_lo) {
+      const int32_t x0 = ox_lo * g.s_w - g.p_w;
+      if (conv3x3_row(in + (y0 * g.in_w + x0), g.s_w, w, bias, out + ox_lo,
+                      ox_hi - ox_lo, cpg, g.in_w, plane)) {
+        fast_lo = ox_lo;
+        fast_hi = ox_hi;
+      }
+    }
     for (int32_t ox = 0; ox < g.out_w; ++ox) {
+      if (ox == fast_lo && fast_hi > fast_lo) {
+        ox = fast_hi - 1;
+        continue;
+      }
       const int32_t x0 = ox * g.s_w - g.p_w;
       util::Dot d;
-      if (rows_inside && x0 >= 0 && x0 + 2 < g.in_w) {
-        const float* a = in + (y0 * g.in_w + x0);
-        const float* b = w;
-        for (int32_t c = 0; c < cpg; ++c) {
-          d.run3(a, b);
-          d.run3(a + g.in_w, b + 3);
-          d.run3(a + 2 * g.in_w, b + 6);
-          a += plane;
-          b += 9;
-        }
-      } else {
-        int32_t kx0, kx1;
-        util::tap_range(x0, g.k_w, g.d_w, g.in_w, &kx0, &kx1);
-        if (kx1 > kx0 && ky1 > ky0) {
-          window(d, in, y0 * g.in_w + x0 + kx0 * g.d_w, w + kx0, g, cpg, ky0, ky1,
-                 kx1 - kx0);
-        }
+      int32_t kx0, kx1;
+      util::tap_range(x0, g.k_w, g.d_w, g.in_w, &kx0, &kx1);
+      if (kx1 > kx0 && ky1 > ky0) {
+        window(d, in, y0 * g.in_w + x0 + kx0 * g.d_w, w + kx0, g, cpg, ky0, ky1,
+               kx1 - kx0);
       }
       float r = d.finish(bias);
       if (__builtin_expect(!d.ok, 0)) {
         r = conv_generic(in, w, bias, g, oy, ox);
       }
-      *out++ = r;
+      out[ox] = r;
     }
   }
 }
