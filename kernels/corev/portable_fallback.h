@@ -17,48 +17,52 @@ namespace torch {
 namespace executor {
 namespace native {
 
-executorch::aten::Tensor& addmm_out(torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& in, const executorch::aten::Tensor& mat1,
-                  const executorch::aten::Tensor& mat2, const executorch::aten::Scalar& beta, const executorch::aten::Scalar& alpha,
-                  executorch::aten::Tensor& out);
+// Spelled out (no using-declarations here: the portable sources declare their own).
+#define COREV_T executorch::aten::Tensor
+#define COREV_INTS executorch::aten::ArrayRef<int64_t>
+#define COREV_CTX torch::executor::KernelRuntimeContext
 
-executorch::aten::Tensor& permute_copy_out(torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& in,
-                         executorch::aten::ArrayRef<int64_t> dims, executorch::aten::Tensor& out);
+COREV_T& addmm_out(COREV_CTX& ctx, const COREV_T& in, const COREV_T& mat1,
+                   const COREV_T& mat2, const executorch::aten::Scalar& beta,
+                   const executorch::aten::Scalar& alpha, COREV_T& out);
 
-executorch::aten::Tensor& convolution_out(torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& in,
-                        const executorch::aten::Tensor& weight, const std::optional<executorch::aten::Tensor>& bias,
-                        executorch::aten::ArrayRef<int64_t> stride, executorch::aten::ArrayRef<int64_t> padding,
-                        executorch::aten::ArrayRef<int64_t> dilation, bool transposed,
-                        executorch::aten::ArrayRef<int64_t> output_padding, int64_t groups,
-                        executorch::aten::Tensor& out);
+COREV_T& permute_copy_out(COREV_CTX& ctx, const COREV_T& in, COREV_INTS dims,
+                          COREV_T& out);
 
-std::tuple<executorch::aten::Tensor&, executorch::aten::Tensor&> max_pool2d_with_indices_out(
-    torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& in, executorch::aten::ArrayRef<int64_t> kernel_size,
-    executorch::aten::ArrayRef<int64_t> stride, executorch::aten::ArrayRef<int64_t> padding,
-    executorch::aten::ArrayRef<int64_t> dilation, bool ceil_mode, executorch::aten::Tensor& out, executorch::aten::Tensor& indices);
+COREV_T& convolution_out(COREV_CTX& ctx, const COREV_T& in, const COREV_T& weight,
+                         const std::optional<COREV_T>& bias, COREV_INTS stride,
+                         COREV_INTS padding, COREV_INTS dilation, bool transposed,
+                         COREV_INTS output_padding, int64_t groups, COREV_T& out);
 
-executorch::aten::Tensor& relu_out(torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& in, executorch::aten::Tensor& out);
+std::tuple<COREV_T&, COREV_T&> max_pool2d_with_indices_out(
+    COREV_CTX& ctx, const COREV_T& in, COREV_INTS kernel_size, COREV_INTS stride,
+    COREV_INTS padding, COREV_INTS dilation, bool ceil_mode, COREV_T& out,
+    COREV_T& indices);
 
-executorch::aten::Tensor& softmax_out(torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& in, int64_t dim,
-                    bool half_to_float, executorch::aten::Tensor& out);
+COREV_T& relu_out(COREV_CTX& ctx, const COREV_T& in, COREV_T& out);
 
-executorch::aten::Tensor& add_out(torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& a, const executorch::aten::Tensor& b,
-                const executorch::aten::Scalar& alpha, executorch::aten::Tensor& out);
+COREV_T& softmax_out(COREV_CTX& ctx, const COREV_T& in, int64_t dim,
+                     bool half_to_float, COREV_T& out);
 
-executorch::aten::Tensor& mul_out(torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& a, const executorch::aten::Tensor& b,
-                executorch::aten::Tensor& out);
+COREV_T& add_out(COREV_CTX& ctx, const COREV_T& a, const COREV_T& b,
+                 const executorch::aten::Scalar& alpha, COREV_T& out);
 
-// kernels/quantized/cpu
-executorch::aten::Tensor& quantize_per_tensor_out(torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& input,
-                                double scale, int64_t zero_point,
-                                int64_t quant_min, int64_t quant_max,
-                                executorch::aten::ScalarType dtype, executorch::aten::Tensor& out);
+COREV_T& mul_out(COREV_CTX& ctx, const COREV_T& a, const COREV_T& b, COREV_T& out);
 
-executorch::aten::Tensor& dequantize_per_tensor_out(torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& input,
-                                  double scale, int64_t zero_point,
-                                  int64_t quant_min, int64_t quant_max,
-                                  executorch::aten::ScalarType dtype,
-                                  std::optional<executorch::aten::ScalarType> out_dtype,
-                                  executorch::aten::Tensor& out);
+// kernels/quantized/cpu/op_quantize.cpp and op_dequantize.cpp
+COREV_T& quantize_per_tensor_out(COREV_CTX& ctx, const COREV_T& input, double scale,
+                                 int64_t zero_point, int64_t quant_min,
+                                 int64_t quant_max, executorch::aten::ScalarType dtype,
+                                 COREV_T& out);
+
+COREV_T& dequantize_per_tensor_out(
+    COREV_CTX& ctx, const COREV_T& input, double scale, int64_t zero_point,
+    int64_t quant_min, int64_t quant_max, executorch::aten::ScalarType dtype,
+    std::optional<executorch::aten::ScalarType> out_dtype, COREV_T& out);
+
+#undef COREV_T
+#undef COREV_INTS
+#undef COREV_CTX
 
 }  // namespace native
 }  // namespace executor
