@@ -95,7 +95,53 @@ def _expected(name):
     return json.loads((OPS / ("%s.expected.json" % name)).read_text())
 
 
-# --------------------------------------------------------------- the shipped files
+# --------------------------------------------------------------- the library's files
+
+LIBRARY = REPO / "kernels" / "corev"
+
+
+def _library_yaml(name):
+    import yaml
+    return yaml.safe_load((LIBRARY / name).read_text())
+
+
+def test_functions_and_coverage_name_the_same_operators():
+    ops = set()
+    for entry in _library_yaml("functions.yaml"):
+        name = entry["op"] if "op" in entry else entry["func"].split("(", 1)[0]
+        ops.add(name if "::" in name else "aten::" + name)
+        (kernel,) = entry["kernels"]
+        assert kernel["arg_meta"] is None, name
+        assert kernel["kernel_name"].startswith("corev::"), name
+    coverage = _library_yaml("coverage.yaml")
+    assert ops == set(coverage)
+    assert ops == set().union(*OPERATORS.values())
+
+
+def test_coverage_uses_scalar_type_names():
+    sys.path.insert(0, str(REPO / "site_scons"))
+    from etcorev.pte import SCALAR_TYPES
+
+    names = {name for name, _ in SCALAR_TYPES.values()}
+    for op, dtypes in _library_yaml("coverage.yaml").items():
+        assert dtypes and set(dtypes) <= names, (op, set(dtypes) - names)
+    # int32 add (int_ops.pte) must stay portable.
+    assert "Int" not in _library_yaml("coverage.yaml")["aten::add.out"]
+
+
+def test_every_kernel_is_defined_and_its_fallback_declared():
+    fallback = (LIBRARY / "portable_fallback.h").read_text()
+    sources = {p.name: p.read_text() for p in LIBRARY.glob("op_*.cpp")}
+    for entry in _library_yaml("functions.yaml"):
+        function = entry["kernels"][0]["kernel_name"].split("::")[-1]
+        defined = [name for name, text in sources.items()
+                   if re.search(r"^\S.*\b%s\(" % function, text, re.M)]
+        assert len(defined) == 1, (function, defined)
+        assert re.search(r"\b%s\(" % function, fallback), function
+        assert "torch::executor::native::%s(" % function in sources[defined[0]], function
+
+
+# --------------------------------------------------------------- the shipped models
 
 
 def test_every_model_has_its_files_and_operators():
