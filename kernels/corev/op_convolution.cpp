@@ -83,6 +83,30 @@ COREV_INLINE void window(util::Dot& d, const float* in, int32_t offset, const fl
 COREV_HOT bool conv3x3_row(const float* in, int32_t step, const float* w,
                            const float* bias, float* out, int32_t n, int32_t cpg,
                            int32_t in_w, int32_t plane) {
+#if !COREV_SOFT_FLOAT
+  if (cpg == 1) {
+    // One input channel: the 9 weights stay in registers; the same fused
+    // multiply-adds in the same order as util::Dot.
+    const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5],
+                w6 = w[6], w7 = w[7], w8 = w[8];
+    for (int32_t i = 0; i < n; ++i) {
+      const float* a = in + i * step;
+      const float* a1 = a + in_w;
+      const float* a2 = a1 + in_w;
+      float acc = __builtin_fmaf(a[0], w0, 0.0f);
+      acc = __builtin_fmaf(a[1], w1, acc);
+      acc = __builtin_fmaf(a[2], w2, acc);
+      acc = __builtin_fmaf(a1[0], w3, acc);
+      acc = __builtin_fmaf(a1[1], w4, acc);
+      acc = __builtin_fmaf(a1[2], w5, acc);
+      acc = __builtin_fmaf(a2[0], w6, acc);
+      acc = __builtin_fmaf(a2[1], w7, acc);
+      acc = __builtin_fmaf(a2[2], w8, acc);
+      out[i] = bias != nullptr ? acc + *bias : acc;
+    }
+    return true;
+  }
+#endif
   bool ok = true;
   for (int32_t i = 0; i < n; ++i) {
     util::Dot d;

@@ -33,13 +33,79 @@ struct Geometry {
   int32_t in_h, in_w, out_h, out_w, k_h, k_w, s_h, s_w, p_h, p_w, d_h, d_w;
 };
 
+/// Outputs [0, n) of a row whose windows lie inside the input, without dilation:
+/// `first` is the input index of the first window's top-left element, windows are
+/// `step` elements apart. False if a window holds a NaN (soft float: the caller then
+/// takes the generic path, which compares as floats).
+COREV_HOT bool pool_row(const float* in, int32_t first, int32_t step, int32_t k_h,
+                        int32_t k_w, int32_t in_w, float* out, int64_t* idx,
+                        int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t base = first + i * step;
+    const float* w = in + base;
+    int32_t best_i = 0;
+#if COREV_SOFT_FLOAT
+    uint32_t any_nan = 0;
+    int32_t best_k = key(util::bits(w[0]));
+#else
+    float best = w[0];
+#endif
+    for (int32_t r = 0; r < k_h; ++r, w += in_w) {
+      for (int32_t c = 0; c < k_w; ++c) {
+#if COREV_SOFT_FLOAT
+        const uint32_t u = util::bits(w[c]);
+        any_nan |= (u & 0x7fffffff) > 0x7f800000;
+        const int32_t k = key(u);
+        if (k > best_k) {
+          best_k = k;
+          best_i = r * in_w + c;
+        }
+#else
+        if (w[c] > best) {
+          best = w[c];
+          best_i = r * in_w + c;
+        }
+#endif
+      }
+    }
+#if COREV_SOFT_FLOAT
+    if (any_nan) {
+      return false;
+    }
+#endif
+    out[i] = in[base + best_i];
+    idx[i] = base + best_i;
+  }
+  return true;
+}
+
 COREV_HOT void pool_plane(const float* in, float* out, int64_t* idx,
                           const Geometry& g) {
-  for (int32_t oy = 0; oy < g.out_h; ++oy) {
+  // Outputs [ox_lo, ox_hi) have windows inside the input horizontally (no dilation).
+  int32_t ox_lo = 0, ox_hi = 0;
+  const bool plain = g.d_h == 1 && g.d_w == 1 && g.in_w - g.k_w + g.p_w >= 0;
+  if (plain) {
+    ox_lo = (g.p_w + g.s_w - 1) / g.s_w;
+    ox_hi = (g.in_w - g.k_w + g.p_w) / g.s_w + 1;
+    ox_hi = ox_hi < g.out_w ? ox_hi : g.out_w;
+    ox_lo = ox_lo < ox_hi ? ox_lo : ox_hi;
+  }
+  for (int32_t oy = 0; oy < g.out_h; ++oy, out += g.out_w, idx += g.out_w) {
     const int32_t y0 = oy * g.s_h - g.p_h;
     int32_t ky0, ky1;
     util::tap_range(y0, g.k_h, g.d_h, g.in_h, &ky0, &ky1);
-    for (int32_t ox = 0; ox < g.out_w; ++ox, ++out, ++idx) {
+    int32_t fast_lo = 0, fast_hi = 0;
+    if (plain && ky0 == 0 && ky1 == g.k_h && ox_hi > ox_lo &&
+        pool_row(in, y0 * g.in_w + ox_lo * g.s_w - g.p_w, g.s_w, g.k_h, g.k_w,
+                 g.in_w, out + ox_lo, idx + ox_lo, ox_hi - ox_lo)) {
+      fast_lo = ox_lo;
+      fast_hi = ox_hi;
+    }
+    for (int32_t ox = 0; ox < g.out_w; ++ox) {
+      if (ox == fast_lo && fast_hi > fast_lo) {
+        ox = fast_hi - 1;
+        continue;
+      }
       const int32_t x0 = ox * g.s_w - g.p_w;
       // The portable kernel's test for an empty window (without dilation): such
       // an output is left as it is; a window that only dilation empties gives 0, 0.
@@ -49,8 +115,8 @@ COREV_HOT void pool_plane(const float* in, float* out, int64_t* idx,
       int32_t kx0, kx1;
       util::tap_range(x0, g.k_w, g.d_w, g.in_w, &kx0, &kx1);
       if (ky0 >= ky1 || kx0 >= kx1) {
-        *out = 0.0f;
-        *idx = 0;
+        out[ox] = 0.0f;
+        idx[ox] = 0;
         continue;
       }
       // Rows in order, the first element starts the maximum, a strictly greater
@@ -99,8 +165,8 @@ COREV_HOT void pool_plane(const float* in, float* out, int64_t* idx,
         }
       }
 #endif
-      *out = in[best_i];
-      *idx = best_i;
+      out[ox] = in[best_i];
+      idx[ox] = best_i;
     }
   }
 }
