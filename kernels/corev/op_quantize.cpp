@@ -8,6 +8,7 @@
  * NaN, infinities, subnormal inputs and out-of-range products take the library's
  * float expression. Other dtypes: the quantized library's kernel.
  */
+#include <algorithm>
 #include <cmath>
 
 #include "corev_util.h"

@@ -5,6 +5,7 @@
  * the portable kernel's arithmetic (same expf, same order), but one exp per element
  * instead of two. Other cases: the portable kernel.
  */
+#include <algorithm>
 #include <cmath>
 
 #include "corev_util.h"
