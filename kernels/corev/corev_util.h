@@ -190,10 +190,17 @@ struct SoftDot {
       e = pe;
       d = 0;
     }
-    if (d >= 48) {
-      return;  // below the accumulator's last bit
+    if (__builtin_expect(d >= 32, 0)) {
+      if (d >= 48) {
+        return;  // below the accumulator's last bit
+      }
+      p = (uint32_t)(p >> 32) >> (d - 32);
+    } else {
+      // 0 <= d < 32: lo = lo >> d | hi << (32 - d) (as (hi << 1) << (31 - d), which
+      // is 0 for d == 0), hi >>= d.
+      const uint32_t lo = (uint32_t)p, hi = (uint32_t)(p >> 32);
+      p = ((uint64_t)(hi >> d) << 32) | ((lo >> d) | ((hi << 1) << (31 - d)));
     }
-    p >>= d;
     if (negative) {
       acc -= (int64_t)p;
     } else {
