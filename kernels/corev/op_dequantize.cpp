@@ -3,9 +3,9 @@
  * or uint8 (Byte) to float32, in and out with one dim order, no other out_dtype.
  * The quantized library's arithmetic, out = float(x - zero_point) * float(scale), is
  * reproduced bit for bit: without an FPU on the bits (the integer times the 24-bit
- * significand of the scale, rounded once to nearest even), with an FPU by fcvt.s.w
- * and fmul.s. A scale that is zero, subnormal, infinite or NaN takes the float
- * expression. Other dtypes: the quantized library's kernel.
+ * significand of the scale in 32-bit arithmetic, rounded once to nearest even), with
+ * an FPU by fcvt.s.w and fmul.s. A scale that is zero, subnormal, infinite or NaN, or
+ * a zero point beyond +-255, takes the float expression. Other dtypes: the quantized library's kernel.
  */
 #include "corev_util.h"
 #include "portable_fallback.h"
@@ -20,8 +20,21 @@ using torch::executor::KernelRuntimeContext;
 namespace {
 
 #if COREV_SOFT_FLOAT
-/// float(q) * scale for a normal scale (bits us), |q| < 2^24, rounded once.
-COREV_INLINE uint32_t scale_int(int32_t q, uint32_t ms, int32_t es, uint32_t sign) {
+/// floor(log2(i)) for 0 < i < 256.
+struct Log2Table {
+  uint8_t v[256];
+  constexpr Log2Table() : v() {
+    for (int i = 2; i < 256; ++i) {
+      v[i] = v[i / 2] + 1;
+    }
+  }
+};
+constexpr Log2Table kLog2;
+
+/// float(q) * scale rounded once, for a normal scale (significand ms with the hidden
+/// bit, biased exponent es, sign bit) and 0 < |q| < 512, in 32-bit arithmetic: |q| is
+/// normalised to 9 bits, so its product with the 24-bit significand has 32 or 33 bits.
+COREV_INLINE uint32_t scale_int(int32_t q, uint32_t ms, uint32_t es, uint32_t sign) {
   if (q == 0) {
     return sign;  // +-0, with the sign of the scale
   }
@@ -31,26 +44,31 @@ COREV_INLINE uint32_t scale_int(int32_t q, uint32_t ms, int32_t es, uint32_t sig
     s ^= 0x80000000u;
     a = 0u - a;
   }
-  const uint64_t p = (uint64_t)a * ms;  // < 2^48, >= 2^23
-  const int32_t lz = __builtin_clzll(p);
-  const int32_t top = 63 - lz;  // 23 .. 47
-  int32_t e = es + top - 23;    // biased exponent of the result
-  uint32_t m;
-  if (top > 23) {
-    const int32_t drop = top - 23;
-    m = (uint32_t)(p >> drop);
-    const uint64_t rest = p & ((1ull << drop) - 1);
-    const uint64_t half = 1ull << (drop - 1);
-    if (rest > half || (rest == half && (m & 1))) {
-      ++m;  // a carry to 2^24 moves into the exponent below
-    }
+  const uint32_t l = a >= 256 ? 8 : kLog2.v[a];  // leading bit of a
+  const uint32_t an = a << (8 - l);               // 256 .. 511
+  const uint32_t lo = an * ms;
+  const uint32_t hi = (uint32_t)(((uint64_t)an * ms) >> 32);  // 0 or 1
+  uint32_t m, rest, half, drop;
+  if (hi != 0) {
+    drop = 9;
+    m = (lo >> 9) | (1u << 23);
+    rest = lo & 0x1ff;
+    half = 0x100;
   } else {
-    m = (uint32_t)p;
+    drop = 8;
+    m = lo >> 8;
+    rest = lo & 0xff;
+    half = 0x80;
   }
-  if (e >= 255 || (e == 254 && m >= (1u << 24))) {
+  if (rest > half || (rest == half && (m & 1))) {
+    ++m;  // a carry to 2^24 moves into the exponent below
+  }
+  const uint32_t e = es + l + drop - 8;  // biased exponent of m * 2^-23
+  if (e >= 255) {
     return s | 0x7f800000u;
   }
-  return s | (((uint32_t)(e - 1) << 23) + m);
+  const uint32_t out = ((e - 1) << 23) + m;
+  return s | (out >= 0x7f800000u ? 0x7f800000u : out);
 }
 #endif
 
@@ -60,12 +78,12 @@ COREV_HOT void dequantize(const T* in, float* out, size_t n, int32_t zero_point,
 #if COREV_SOFT_FLOAT
   const uint32_t us = util::bits(scale);
   const uint32_t es = (us >> 23) & 0xff;
-  if (__builtin_expect(es - 1u < 254u, 1)) {
+  if (__builtin_expect(es - 1u < 254u && zero_point >= -255 && zero_point <= 255, 1)) {
     const uint32_t ms = (us & 0x7fffff) | 0x800000;
     const uint32_t sign = us & 0x80000000u;
     uint32_t* o = reinterpret_cast<uint32_t*>(out);
     for (size_t i = 0; i < n; ++i) {
-      o[i] = scale_int((int32_t)in[i] - zero_point, ms, (int32_t)es, sign);
+      o[i] = scale_int((int32_t)in[i] - zero_point, ms, es, sign);
     }
     return;
   }
