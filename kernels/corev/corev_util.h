@@ -89,16 +89,20 @@ inline bool scalar_is_one(const executorch::aten::Scalar& s) {
 /// offsets. Inline comparisons only (no resize or dim-order helpers: add.out must
 /// stay small).
 inline bool same_layout(const Tensor& a, const Tensor& b, const Tensor& c) {
-  const ssize_t n = a.dim();
-  if (n != b.dim() || n != c.dim()) {
+  // Through the TensorImpls: the Tensor accessors stay as LTO had them.
+  const auto* ia = a.unsafeGetTensorImpl();
+  const auto* ib = b.unsafeGetTensorImpl();
+  const auto* ic = c.unsafeGetTensorImpl();
+  const ssize_t n = ia->dim();
+  if (n != ib->dim() || n != ic->dim()) {
     return false;
   }
-  const auto* sa = a.sizes().data();
-  const auto* sb = b.sizes().data();
-  const auto* sc = c.sizes().data();
-  const auto* da = a.dim_order().data();
-  const auto* db = b.dim_order().data();
-  const auto* dc = c.dim_order().data();
+  const auto* sa = ia->sizes().data();
+  const auto* sb = ib->sizes().data();
+  const auto* sc = ic->sizes().data();
+  const auto* da = ia->dim_order().data();
+  const auto* db = ib->dim_order().data();
+  const auto* dc = ic->dim_order().data();
   for (ssize_t i = 0; i < n; ++i) {
     if (sa[i] != sb[i] || sa[i] != sc[i] || da[i] != db[i] || da[i] != dc[i]) {
       return false;

@@ -12,18 +12,25 @@ namespace corev {
 namespace native {
 
 using executorch::aten::Scalar;
+using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
 using torch::executor::KernelRuntimeContext;
 
 Tensor& add_out(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b,
                 const Scalar& alpha, Tensor& out) {
-  if (util::is_float(a) && util::is_float(b) && util::is_float(out) &&
+  // Through the TensorImpls: the Tensor accessors stay as LTO had them (smaller).
+  const auto* ia = a.unsafeGetTensorImpl();
+  const auto* ib = b.unsafeGetTensorImpl();
+  auto* io = out.unsafeGetTensorImpl();
+  if (ia->scalar_type() == ScalarType::Float &&
+      ib->scalar_type() == ScalarType::Float &&
+      io->scalar_type() == ScalarType::Float &&
       alpha.isIntegral(/*includeBool=*/false) && alpha.to<int64_t>() == 1 &&
       util::same_layout(a, b, out)) {
-    const float* x = a.const_data_ptr<float>();
-    const float* y = b.const_data_ptr<float>();
-    float* z = out.mutable_data_ptr<float>();
-    for (ssize_t i = 0, n = a.numel(); i < n; ++i) {
+    const float* x = static_cast<const float*>(ia->data());
+    const float* y = static_cast<const float*>(ib->data());
+    float* z = static_cast<float*>(io->mutable_data());
+    for (ssize_t i = 0, n = ia->numel(); i < n; ++i) {
       z[i] = x[i] + y[i];
     }
     return out;
