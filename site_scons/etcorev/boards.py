@@ -7,6 +7,7 @@ A board module defines:
                        a region named "model" holds an external model
     run_command(elf, hexfile, env) -> [argv] or None   how `scons run` runs firmware
     parse_run(output, returncode) -> RunResult         exit status and cycles
+    COUNTER_UNIT       (optional) what board_cycles() counts there: "cycles" (default)
 """
 
 import os

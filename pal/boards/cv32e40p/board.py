@@ -18,6 +18,9 @@ DEFINES = [
     "BOARD_VECTORS_FIRST",
 ]
 
+# The core's mcycle: what profile tables count.
+COUNTER_UNIT = "cycles"
+
 MiB = 1024 * 1024
 # An external model sits in the top MiB, below the 16 KiB the debug unit maps onto.
 MODEL_ORIGIN = 3 * MiB

@@ -18,6 +18,9 @@ DEFINES = [
     "BOARD_EXIT_SIFIVE_TEST",
 ]
 
+# With -icount shift=0 mcycle counts instructions: what profile tables count.
+COUNTER_UNIT = "instructions"
+
 MiB = 1024 * 1024
 RAM_ORIGIN = 0x80000000
 RAM_MIB = 64
