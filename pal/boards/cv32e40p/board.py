@@ -57,6 +57,13 @@ def run_command(elf, hexfile, env, workdir, model=None):
     return argv
 
 
+# No debug_command: the testbench drives the core's debug request low and has no
+# JTAG/DMI transport or gdb server.
+NO_DEBUG_MESSAGE = (
+    "board=cv32e40p: the Verilator testbench has no debug port (no JTAG or gdb server); "
+    "use scons debug board=qemu.")
+
+
 # "TOP.tb_top_verilator @ 1234560: EXIT SUCCESS" or, for non-zero values,
 # "TOP.tb_top_verilator @ 3: EXIT FAILURE: 1234560" (value and time swapped).
 _SUCCESS = re.compile(r"@ (\d+): EXIT SUCCESS")

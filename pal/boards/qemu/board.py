@@ -50,6 +50,14 @@ def run_command(elf, hexfile, env, workdir, model=None):
     return argv
 
 
+def debug_command(elf, hexfile, env, workdir, port, model=None):
+    """`scons debug`: QEMU halted at the first instruction, its gdb server on 127.0.0.1."""
+    argv = run_command(elf, hexfile, env, workdir, model)
+    if argv is None:
+        return None
+    return argv + ["-S", "-gdb", "tcp:127.0.0.1:%d" % port]
+
+
 def parse_run(output, returncode):
     # With -icount shift=0 one instruction is one cycle; the runner prints its own
     # mcycle figures, the board reports none of its own.
