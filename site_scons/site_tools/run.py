@@ -20,7 +20,7 @@ import tempfile
 import SCons.Errors
 from SCons.Action import Action
 
-from etcorev import elfout, model_io, profile
+from etcorev import elfout, model_io, profile, traps
 
 PHASES = ("startup", "program load", "method load", "execute", "output")
 TIMEOUT_STATUS = 124          # what coreutils' timeout returns
@@ -82,7 +82,10 @@ def _run(target, source, env):
             print("Cycles: %d" % cycles)
         if env.get("profile") and firmware.get("model") is not None:
             print(_profile_table(firmware, text, env))
-        problem = (note or "the program exited with status %d" % status) if status else None
+        problem = None
+        if status:
+            problem = (traps.describe(text, str(firmware["elf"])) or note
+                       or "the program exited with status %d" % status)
         check = None
         if not status:
             check = _check_outputs(firmware, text, env)
