@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from etcorev import pte
+from etcorev import flatbuf, pte
 from sconsrun import MODELS, REPO, scons
 
 ADD = REPO / "examples" / "models" / "add.pte"
@@ -43,7 +43,7 @@ def corrupt_output_list(data):
     """add.pte with its method's output list emptied (the flatbuffer stays valid)."""
     data = bytearray(data)
     reader = pte._Reader(memoryview(data), len(data), "add")
-    program = pte._Table(reader, struct.unpack_from("<I", data, 0)[0], "Program", "Program")
+    program = flatbuf.Table(reader, struct.unpack_from("<I", data, 0)[0], "Program", "Program")
     start, _, _, _ = program.tables("execution_plan")[0]._vector("outputs")
     struct.pack_into("<I", data, start - 4, 0)
     return bytes(data)
@@ -232,3 +232,47 @@ def test_debug_images_are_reproducible_in_any_build_directory(et_root, tmp_path)
         assert result.returncode == 0, result.stdout
         elves.append(next(build_dir.rglob("add/executor_runner.elf")).read_bytes())
     assert elves[0] == elves[1]
+
+
+# ---------------------------------------------------------------- toolchains that cannot do it
+
+def _fake_toolchain(directory, real, answers):
+    """prefix of a toolchain that is `real` except for the answers to some probes
+    (argument -> what it prints)."""
+    directory.mkdir()
+    cases = "".join('    *%s*) echo "%s"; exit 0 ;;\n' % (arg, out) for arg, out in answers.items())
+    for tool in ("gcc", "g++"):
+        script = directory / ("fake-" + tool)
+        script.write_text('#!/bin/sh\ncase "$*" in\n%s    *) exec %s%s "$@" ;;\nesac\n'
+                          % (cases, real, tool))
+        script.chmod(0o755)
+    return str(directory / "fake-")
+
+
+def _a_toolchain():
+    from conftest import TOOLCHAINS, toolchain_present
+    from etcorev import corev_gcc
+    for prefix, _ in TOOLCHAINS.values():
+        if toolchain_present(prefix):
+            return corev_gcc.installed_prefix() if prefix == corev_gcc.PREFIX and not \
+                shutil.which(prefix + "gcc") else prefix
+    pytest.skip("no RISC-V toolchain")
+
+
+def test_toolchain_without_the_multilib_for_the_isa(tmp_path):
+    """GCC silently falls back to its default libraries: refused, naming isa and ABI."""
+    prefix = _fake_toolchain(tmp_path / "tc", _a_toolchain(), {"-print-multi-directory": "."})
+    result = scons("toolchain=%s" % prefix, "isa=rv32imfc", "app=tests/fixtures/cxx_smoke",
+                   build_dir=tmp_path / "build")
+    assert_refused(result, "has no libraries for isa=rv32imfc", "-mabi=ilp32f")
+
+
+def test_toolchain_without_a_cpp_library(tmp_path):
+    real = _a_toolchain()
+    if "corev" not in real:
+        pytest.skip("the picolibc toolchain's C++ library is the one set-up builds")
+    prefix = _fake_toolchain(tmp_path / "tc", real,
+                             {"-print-file-name=libstdc++.a": "libstdc++.a"})
+    result = scons("toolchain=%s" % prefix, "app=tests/fixtures/cxx_smoke",
+                   build_dir=tmp_path / "build")
+    assert_refused(result, "has no C++ library (libstdc++.a)", "isa=rv32imc")
