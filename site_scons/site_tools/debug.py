@@ -75,18 +75,23 @@ def _copy_output(stream, out):
         out.flush()
 
 
-def _start_simulator(argv):
-    """The simulator in a session of its own (Ctrl-C at gdb's prompt does not reach it),
-    killed with us if we die (PR_SET_PDEATHSIG)."""
-    def die_with_parent():
+def _dies_with_parent(sig):
+    """A preexec_fn: the child gets sig when scons goes away, however (PR_SET_PDEATHSIG)."""
+    def preexec():
         try:
             import ctypes
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            ctypes.CDLL(None, use_errno=True).prctl(1, sig)
         except Exception:
             pass
+    return preexec
+
+
+def _start_simulator(argv):
+    """The simulator in a session of its own (Ctrl-C at gdb's prompt does not reach it),
+    killed with us if we die."""
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, errors="replace",
-                            start_new_session=True, preexec_fn=die_with_parent)
+                            start_new_session=True, preexec_fn=_dies_with_parent(signal.SIGKILL))
 
 
 def _stop(process):
@@ -104,12 +109,13 @@ def _run_gdb_interactive(argv):
     try:
         tty = os.open("/dev/tty", os.O_RDWR)
     except OSError:
-        return subprocess.call(argv)
+        return subprocess.call(argv, preexec_fn=_dies_with_parent(signal.SIGTERM))
     own_group = os.getpgrp()
     gdb = None
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU, signal.SIGTTIN})
     try:
-        gdb = subprocess.Popen(argv, process_group=0)
+        gdb = subprocess.Popen(argv, process_group=0,
+                               preexec_fn=_dies_with_parent(signal.SIGTERM))
         try:
             os.tcsetpgrp(tty, gdb.pid)
         except OSError:
@@ -159,7 +165,8 @@ def _debug(target, source, env):
         reader.start()
         try:
             if commands:
-                status = subprocess.call(gdb_argv, stdin=subprocess.DEVNULL, cwd=workdir)
+                status = subprocess.call(gdb_argv, stdin=subprocess.DEVNULL, cwd=workdir,
+                                         preexec_fn=_dies_with_parent(signal.SIGTERM))
             else:
                 status = _run_gdb_interactive(gdb_argv)
         finally:
