@@ -14,7 +14,7 @@ import time
 import pytest
 
 from etcorev import flatbuf, pte
-from sconsrun import MODELS, REPO, scons
+from sconsrun import MODELS, REPO, assert_progress_rises_to_100, scons
 
 ADD = REPO / "examples" / "models" / "add.pte"
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
@@ -224,12 +224,13 @@ def test_a_second_scons_on_the_same_build_dir_is_refused(tmp_path):
 
 def test_debug_images_are_reproducible_in_any_build_directory(et_root, tmp_path):
     """Two clean Debug builds in two directories outside the checkout: identical ELFs
-    (no build directory path reaches the image)."""
+    (no build directory path reaches the image). Their progress rises steadily to 100."""
     elves = []
     for name in ("one", "a-much-longer-directory/two"):
         build_dir = tmp_path / name
         result = scons("board=qemu", "debug=1", build_dir=build_dir, cache=False)
         assert result.returncode == 0, result.stdout
+        assert_progress_rises_to_100(result.stdout)
         elves.append(next(build_dir.rglob("add/executor_runner.elf")).read_bytes())
     assert elves[0] == elves[1]
 
