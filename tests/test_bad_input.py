@@ -139,8 +139,8 @@ def test_run_ends_with_the_programs_status_and_names_the_option(et_root, tmp_pat
     out = result.stdout
     assert result.returncode == 1, out
     assert "Traceback" not in out
-    assert "load_method failed: MemoryAllocationFailed (0x21)" in out, out
-    assert "method_pool=" in out.split("load_method failed", 1)[1].splitlines()[0]
+    assert "Run failed: load_method failed with MemoryAllocationFailed (0x21): " in out, out
+    assert "method_pool=" in out.split("Run failed: load_method", 1)[1].splitlines()[0]
     assert "Exit status: 1" in out
 
 

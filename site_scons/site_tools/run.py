@@ -20,7 +20,7 @@ import tempfile
 import SCons.Errors
 from SCons.Action import Action
 
-from etcorev import memory_usage, model_io, profile, traps
+from etcorev import failures, memory_usage, model_io, profile
 
 PHASES = ("startup", "program load", "method load", "execute", "output")
 TIMEOUT_STATUS = 124          # what coreutils' timeout returns
@@ -84,7 +84,7 @@ def _run(target, source, env):
             print(_profile_table(firmware, text, env))
         problem = None
         if status:
-            problem = (traps.describe(text, str(firmware["elf"])) or note
+            problem = (failures.describe(text, str(firmware["elf"]), env.get("ET_ROOT")) or note
                        or "the program exited with status %d" % status)
         check = None
         if not status:

@@ -204,7 +204,7 @@ void print_output(size_t index, const EValue& value) {
   } else if (value.isBool()) {
     board_puts(value.toBool() ? "bool 1" : "bool 0");
   } else {
-    board_puts("(not printable)");
+    board_puts("?");  // a list or string output
   }
   board_putc('\n');
 }
@@ -217,34 +217,14 @@ void print_cycles(const char* what, uint64_t cycles) {
   board_putc('\n');
 }
 
-const char* error_name(Error error) {
-  switch (error) {
-    case Error::Ok: return "Ok";
-    case Error::Internal: return "Internal";
-    case Error::InvalidState: return "InvalidState";
-    case Error::EndOfMethod: return "EndOfMethod";
-    case Error::NotSupported: return "NotSupported";
-    case Error::NotImplemented: return "NotImplemented";
-    case Error::InvalidArgument: return "InvalidArgument";
-    case Error::InvalidType: return "InvalidType";
-    case Error::OperatorMissing: return "OperatorMissing";
-    case Error::NotFound: return "NotFound";
-    case Error::MemoryAllocationFailed: return "MemoryAllocationFailed";
-    case Error::AccessFailed: return "AccessFailed";
-    case Error::InvalidProgram: return "InvalidProgram";
-    default: return "error";
-  }
-}
-
-// "Error: load_method failed: MemoryAllocationFailed (0x21)", and what to do about it.
+// "Error: load_method failed: 0x21: <what to do about it>". Numbers only, to keep the
+// image small: `scons run` names the code from the tree's runtime/core/error.h
+// (site_scons/etcorev/failures.py), e.g. MemoryAllocationFailed.
 int fail(const char* what, Error error, const char* hint = nullptr) {
   board_puts("Error: ");
   board_puts(what);
-  board_puts(" failed: ");
-  board_puts(error_name(error));
-  board_puts(" (0x");
+  board_puts(" failed: 0x");
   print_hex_digits(static_cast<uint32_t>(error), 2);
-  board_puts(")");
   if (hint != nullptr) {
     board_puts(": ");
     board_puts(hint);
@@ -274,7 +254,7 @@ Error prepare_inputs(Method& method) {
 #if RUNNER_NUM_INPUTS > 0
     if (i < RUNNER_NUM_INPUTS) {
       if (runner_inputs[i].size != tensor.nbytes()) {
-        board_puts("Error: input values do not match the input's size\n");
+        board_puts("Error: input size\n");  // the build checked them: a new model?
         return Error::InvalidArgument;
       }
       std::memcpy(data, runner_inputs[i].data, runner_inputs[i].size);
