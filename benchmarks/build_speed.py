@@ -68,9 +68,9 @@ def executorch_root():
 
 
 def et_version(root):
-    from etcorev import etsources
+    from etcorev import et_tree
     try:
-        return etsources.check_tree(root) or "unknown version"
+        return et_tree.check_tree(root) or "unknown version"
     except Exception as error:  # noqa: BLE001 - shown, not handled
         return "? (%s)" % error
 
@@ -96,14 +96,12 @@ def private_copy(path):
 
 def forget_source_cache(tree):
     """Remove the per-user source-list cache entry the build made for the tree copy
-    (etcorev.etsources keys it by the tree's real path; only ours is removed)."""
-    import hashlib
-    from etcorev import etsources
-    cdir = etsources.cache_dir()
-    if cdir is None:
-        return
+    (etcorev.et_index keys it by the tree's real path; only ours is removed)."""
+    from etcorev import et_index
     real = os.path.realpath(str(tree))
-    cfile = Path(cdir) / ("et-%s.json" % hashlib.sha256(real.encode()).hexdigest()[:20])
+    cfile = et_index._cache_file(real)
+    if cfile is None:
+        return
     try:
         with open(cfile) as f:
             if json.load(f).get("real_root") == real:

@@ -1,8 +1,9 @@
-"""Shared pytest setup: make the build's Python packages (site_scons/) importable, and
-find the ExecuTorch tree the way the build does (EXECUTORCH_ROOT, then the user
-settings file)."""
+"""Shared pytest setup: make the build's Python packages (site_scons/) importable, find
+the ExecuTorch tree the way the build does (EXECUTORCH_ROOT, then the user settings
+file), and give the end-to-end tests each toolchain (fixture `toolchain`)."""
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -14,8 +15,31 @@ _site_scons = str(REPO_ROOT / "site_scons")
 if _site_scons not in sys.path:
     sys.path.insert(0, _site_scons)
 
-from etcorev import settings  # noqa: E402
+from etcorev import corev_gcc, settings  # noqa: E402
 from sconsrun import TEST_CACHE  # noqa: E402
+
+# The toolchains the build supports, by the prefix tests give as toolchain=.
+TOOLCHAINS = {
+    "corev": ("riscv32-corev-elf-", "./setup.sh --corev-gcc builds it"),
+    "picolibc": ("riscv64-unknown-elf-", "./setup.sh installs it"),
+}
+
+
+def toolchain_present(prefix):
+    return bool(shutil.which(prefix + "gcc")) or (
+        prefix == corev_gcc.PREFIX and corev_gcc.installed_prefix() is not None)
+
+
+def pytest_generate_tests(metafunc):
+    """Tests that take `toolchain` run once per toolchain; an absent one is a skip that
+    says how to get it (the README's test command builds both)."""
+    if "toolchain" in metafunc.fixturenames:
+        params = []
+        for name, (prefix, how) in TOOLCHAINS.items():
+            marks = [] if toolchain_present(prefix) else [
+                pytest.mark.skip(reason="toolchain %s not found (%s)" % (prefix, how))]
+            params.append(pytest.param(prefix, id=name, marks=marks))
+        metafunc.parametrize("toolchain", params, scope="module")
 
 
 def pytest_configure(config):

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from etcorev import pte
+from etcorev import flatbuf, pte
 from sconsrun import MODELS, REPO, scons
 
 ADD = REPO / "examples" / "models" / "add.pte"
@@ -43,7 +43,7 @@ def corrupt_output_list(data):
     """add.pte with its method's output list emptied (the flatbuffer stays valid)."""
     data = bytearray(data)
     reader = pte._Reader(memoryview(data), len(data), "add")
-    program = pte._Table(reader, struct.unpack_from("<I", data, 0)[0], "Program", "Program")
+    program = flatbuf.Table(reader, struct.unpack_from("<I", data, 0)[0], "Program", "Program")
     start, _, _, _ = program.tables("execution_plan")[0]._vector("outputs")
     struct.pack_into("<I", data, start - 4, 0)
     return bytes(data)

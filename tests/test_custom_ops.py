@@ -125,10 +125,10 @@ def test_directory_named_like_an_executorch_library_gets_its_own_name(et_root, t
 
 
 @pytest.fixture(scope="module")
-def qemu_run(et_root, tmp_path_factory):
-    """The README's command, into a fresh build directory."""
+def qemu_run(et_root, toolchain, tmp_path_factory):
+    """The README's command, into a fresh build directory, with each toolchain."""
     build_dir = tmp_path_factory.mktemp("custom-ops-build")
-    return scons(*EXAMPLE_ARGS, "run", build_dir=build_dir)
+    return scons(*EXAMPLE_ARGS, "toolchain=%s" % toolchain, "run", build_dir=build_dir)
 
 
 @needs_qemu

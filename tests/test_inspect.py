@@ -1,4 +1,4 @@
-"""`scons inspect` and site_scons/etcorev/footprint.py: where the firmware's bytes go.
+"""`scons inspect` and site_scons/etcorev/footprint*.py: where the firmware's bytes go.
 
 The inspector's totals are checked against the toolchain's own `size` on real
 firmware: the C++ fixture app (no ExecuTorch needed; with LTO, the Release default,
@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("elftools")
 
-from etcorev import footprint  # noqa: E402  (tests/conftest.py puts site_scons on sys.path)
+from etcorev import footprint, footprint_report  # noqa: E402  (conftest.py: site_scons on sys.path)
 from sconsrun import REPO, scons, variant  # noqa: E402
 
 SIZE = shutil.which("riscv64-unknown-elf-size") or shutil.which("riscv32-corev-elf-size")
@@ -62,7 +62,7 @@ def assert_reconciles(elf, fp, printed=None):
 
 def test_squarify_fills_the_box_without_overlap():
     values = [500, 300, 120, 80, 80, 40, 7, 1]
-    rects = footprint.squarify(values, 10, 20, 400, 300)
+    rects = footprint_report.squarify(values, 10, 20, 400, 300)
     total_area = sum(w * h for _, _, w, h in rects)
     assert total_area == pytest.approx(400 * 300)
     for value, (x, y, w, h) in zip(values, rects):
@@ -266,7 +266,7 @@ def test_growth_from_add_to_mul_add(add_build):
     assert int(rows["model"][4]) == MUL_ADD.stat().st_size - ADD.stat().st_size
     new = footprint.inspect(variant(build_dir, VARIANT) / "mul_add" / "executor_runner.elf")
     old = footprint.inspect(add_elf)
-    deltas = footprint.growth(new, old)
+    deltas = footprint_report.growth(new, old)
     assert sum(deltas["kernels_portable"].values()) > 0
     total = sum(sum(row.values()) for row in deltas.values())
     assert total == sum(new.size.values()) - sum(old.size.values())

@@ -1,34 +1,33 @@
-"""Every test model of ../shared/models, built by SCons and run in QEMU: the outputs match
-the manifest's (eager PyTorch), the firmware links for the CV32E40P, and the kernel
-sources the build selects are exactly those of the model's operators.
+"""Every test model of ../shared/models (qmlp from quantized/ too), built by SCons with
+each toolchain and run in QEMU as one model set: the outputs match the manifest's (eager
+PyTorch), `scons run`'s own check against NAME.expected.json passes, the firmware links
+for the CV32E40P, and the kernel sources the build selects are exactly those of the
+model's operators (portable kernels, corev_kernels=0; the CORE-V kernels have their own
+tests).
 
 Needs an ExecuTorch tree (EXECUTORCH_ROOT or the user settings); the v1.0.0 check also
-needs EXECUTORCH_V1_0_ROOT, a v1.0.0 tree. All builds of this module share one build
-directory, so the ExecuTorch runtime is compiled once per board.
+needs EXECUTORCH_V1_0_ROOT, a v1.0.0 tree.
 """
 
 import json
 import math
 import os
 import re
-from pathlib import Path
+import shutil
 
 import pytest
 
+from etcorev import model_io
 from sconsrun import MODELS, scons
 
-MANIFEST = MODELS / "manifest.json"
-MODEL_NAMES = sorted(json.loads(MANIFEST.read_text())) if MANIFEST.is_file() else []
-
-pytestmark = pytest.mark.skipif(not MODEL_NAMES, reason="test models not found "
+MANIFESTS = [MODELS / "manifest.json", MODELS / "quantized" / "manifest.json"]
+pytestmark = pytest.mark.skipif(not MANIFESTS[0].is_file(), reason="test models not found "
                                 "(expected ../shared/models/manifest.json beside the repo)")
 
 REL_TOL = 1e-5
-ABS_TOL = 1e-6  # for values near 0, where a relative tolerance means nothing
-
-OUTPUT_LINE = re.compile(r"^Output (\d+): (\w+)\[([\d,\s]*)\] ?(.*)$", re.M)
+ABS_TOL = 1e-6   # for values near 0, where a relative tolerance means nothing
+QUANTIZED_ABS_TOL = 1e-4
 KERNELS_LINE = re.compile(r"^Kernels for (\S+): (.*)$", re.M)
-
 # Operator -> its op_*.cpp where the file is not op_<base name>.cpp.
 OP_FILE_EXCEPTIONS = {
     "aten::_softmax.out": "op_softmax.cpp",
@@ -37,35 +36,20 @@ OP_FILE_EXCEPTIONS = {
 
 
 def manifest():
-    return json.loads(MANIFEST.read_text())
+    """name -> entry, with "path" the model file, for every manifest present."""
+    models = {}
+    for path in MANIFESTS:
+        if path.is_file():
+            for name, entry in json.loads(path.read_text()).items():
+                models[name] = dict(entry, path=path.parent / entry["file"])
+    return models
 
 
 def op_file(operator):
-    """The portable kernel source of an operator as a model spells it."""
+    """The portable (or quantized) kernel source of an operator as a model spells it."""
     if operator in OP_FILE_EXCEPTIONS:
         return OP_FILE_EXCEPTIONS[operator]
-    base = operator.split("::", 1)[-1].split(".", 1)[0]
-    return "op_%s.cpp" % base
-
-
-def parse_value(text):
-    text = text.strip()
-    try:
-        return float(text)
-    except ValueError:
-        return float.fromhex(text)  # the runner prints huge/tiny floats as 0x1.8p-70
-
-
-def parse_outputs(stdout):
-    """{index: (dtype, shape, values)} of every `Output i: dtype[shape] v,v,...` line."""
-    outputs = {}
-    for match in OUTPUT_LINE.finditer(stdout):
-        index, dtype, shape, values = match.groups()
-        shape = [int(d) for d in shape.split(",") if d.strip()]
-        values = [parse_value(v) for v in values.split(",") if v.strip()]
-        assert int(index) not in outputs, "output %s printed twice" % index
-        outputs[int(index)] = (dtype, shape, values)
-    return outputs
+    return "op_%s.cpp" % operator.split("::", 1)[-1].split(".", 1)[0].replace("_per_tensor", "")
 
 
 def kernel_sources(stdout, model_file):
@@ -74,20 +58,20 @@ def kernel_sources(stdout, model_file):
     return [s.strip() for s in lines[0].split(",") if s.strip() and s.strip() != "none"]
 
 
-def assert_close(name, got, expected, dtype):
-    assert len(got) == len(expected), "%s: %d values, expected %d" % (name, len(got), len(expected))
-    bad = []
-    for i, (g, e) in enumerate(zip(got, expected)):
-        if dtype.startswith(("float", "bfloat", "half")):
-            ok = math.isclose(g, e, rel_tol=REL_TOL, abs_tol=ABS_TOL)
-        else:
-            ok = g == e
-        if not ok:
-            bad.append("[%d] got %r, expected %r" % (i, g, e))
-    assert not bad, "%s differs from the manifest:\n  %s" % (name, "\n  ".join(bad))
+def run_sections(stdout):
+    """The run's output split per model, in the order the set runs (by name)."""
+    return re.split(r"(?m)^Cycles startup: ", stdout)[1:]
 
 
-# ---------------------------------------------------------------- fixtures
+@pytest.fixture(scope="module")
+def model_set(tmp_path_factory):
+    """The shared models with their inputs and expected outputs, as a model set."""
+    directory = tmp_path_factory.mktemp("model-set")
+    for name, entry in manifest().items():
+        shutil.copy(entry["path"], directory / ("%s.pte" % name))
+        (directory / ("%s.inputs.json" % name)).write_text(json.dumps(entry["inputs"]))
+        (directory / ("%s.expected.json" % name)).write_text(json.dumps(entry["outputs"]))
+    return directory
 
 
 @pytest.fixture(scope="module")
@@ -96,68 +80,65 @@ def build_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def inputs_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("models-inputs")
+def qemu_set_run(et_root, toolchain, model_set, build_dir):
+    """`scons run board=qemu model=DIR` with this toolchain, portable kernels."""
+    return scons("board=qemu", "toolchain=%s" % toolchain, "corev_kernels=0",
+                 "model=%s" % model_set, "atol=%g" % QUANTIZED_ABS_TOL, "run",
+                 build_dir=build_dir)
 
 
-@pytest.fixture(scope="module")
-def qemu_runs(et_root, build_dir, inputs_dir):
-    """`scons board=qemu model=... inputs=... run` per model, run once and cached."""
-    runs = {}
+def test_every_model_runs_in_qemu_with_manifest_outputs(qemu_set_run, toolchain):
+    out = qemu_set_run.stdout
+    assert qemu_set_run.returncode == 0, out
+    models = manifest()
+    sections = run_sections(out)
+    assert len(sections) == len(models), out
+    for name, section in zip(sorted(models), sections):
+        entry = models[name]
+        assert re.search(r"^Exit status: 0$", section, re.M), section
+        outputs = model_io.parse_outputs(section)
+        assert sorted(outputs) == list(range(len(entry["outputs"]))), section
+        atol = QUANTIZED_ABS_TOL if name == "qmlp" else ABS_TOL
+        for i, expected in enumerate(entry["outputs"]):
+            got = outputs[i]
+            assert (got.dtype, got.shape) == (expected["dtype"], expected["shape"]), (name, i)
+            for j, (g, e) in enumerate(zip(got.values, expected["values"])):
+                ok = math.isclose(g, e, rel_tol=REL_TOL, abs_tol=atol) \
+                    if expected["dtype"].startswith("float") else g == e
+                assert ok, "%s output %d[%d]: got %r, expected %r (%s)" % (
+                    name, i, j, g, e, toolchain)
+    # scons run's own summary checked every model against its expected file.
+    summary = out[out.index("Summary ("):]
+    for name in models:
+        assert re.search(r"^%s\s+ok\s.*\sok$" % name, summary, re.M), summary
 
-    def run(name):
-        if name not in runs:
-            entry = manifest()[name]
-            inputs = inputs_dir / ("%s.json" % name)
-            inputs.write_text(json.dumps(entry["inputs"]))
-            runs[name] = scons("board=qemu", "model=%s" % (MODELS / entry["file"]),
-                               "inputs=%s" % inputs, "run", build_dir=build_dir)
-        return runs[name]
 
-    return run
+def test_kernel_sources_are_the_models_operators(qemu_set_run):
+    for name, entry in manifest().items():
+        sources = kernel_sources(qemu_set_run.stdout, "%s.pte" % name)
+        assert len(sources) == len(set(sources)), "a source listed twice: %s" % sources
+        op_files = {s for s in sources if s.startswith("op_")}
+        expected = {op_file(op) for op in entry["operators"]}
+        assert op_files == expected, (name, sorted(expected - op_files), sorted(op_files - expected))
 
 
-# ---------------------------------------------------------------- tests
+def test_quantized_model_has_its_own_registration(qemu_set_run):
+    """qmlp's quantized_decomposed::* operators come from ExecuTorch's quantized library,
+    with its own codegen run and registration beside the portable one."""
+    out = qemu_set_run.stdout
+    assert {"op_quantize.cpp", "op_dequantize.cpp", "op_addmm.cpp"} <= set(
+        kernel_sources(out, "qmlp.pte"))
+    assert re.search(r"registration/quantized-\w+/RegisterCodegenUnboxedKernelsEverything\.cpp",
+                     out), out
 
 
-@pytest.mark.parametrize("name", MODEL_NAMES)
-def test_runs_in_qemu_with_manifest_outputs(name, qemu_runs):
-    entry = manifest()[name]
-    result = qemu_runs(name)
+def test_every_model_links_for_cv32e40p(qemu_set_run, toolchain, model_set, build_dir):
+    result = scons("board=cv32e40p", "toolchain=%s" % toolchain, "corev_kernels=0",
+                   "model=%s" % model_set, build_dir=build_dir)
     assert result.returncode == 0, result.stdout
-    assert re.search(r"^Exit status: 0$", result.stdout, re.M), result.stdout
-    outputs = parse_outputs(result.stdout)
-    assert sorted(outputs) == list(range(len(entry["outputs"]))), result.stdout
-    for i, expected in enumerate(entry["outputs"]):
-        dtype, shape, values = outputs[i]
-        assert dtype == expected["dtype"], "output %d dtype" % i
-        assert shape == expected["shape"], "output %d shape" % i
-        assert_close("%s output %d" % (name, i), values, expected["values"], dtype)
-
-
-@pytest.mark.parametrize("name", MODEL_NAMES)
-def test_kernel_sources_are_the_models_operators(name, qemu_runs):
-    entry = manifest()[name]
-    result = qemu_runs(name)
-    sources = kernel_sources(result.stdout, entry["file"])
-    assert len(sources) == len(set(sources)), "a source listed twice: %s" % sources
-    op_files = {s for s in sources if s.startswith("op_")}
-    expected = {op_file(op) for op in entry["operators"]}
-    assert op_files == expected, (
-        "missing: %s; not needed: %s"
-        % (sorted(expected - op_files) or "none", sorted(op_files - expected) or "none"))
-
-
-@pytest.mark.parametrize("name", MODEL_NAMES)
-def test_links_for_cv32e40p(name, et_root, build_dir):
-    entry = manifest()[name]
-    result = scons("board=cv32e40p", "model=%s" % (MODELS / entry["file"]), build_dir=build_dir)
-    assert result.returncode == 0, result.stdout
-    model = os.path.splitext(entry["file"])[0]
-    hexes = list(Path(build_dir).glob("cv32e40p-*/%s/executor_runner.hex" % model))
-    assert len(hexes) == 1, "expected one cv32e40p-*/%s/executor_runner.hex under %s: %s" % (
-        model, build_dir, hexes)
-    assert hexes[0].stat().st_size > 0
+    for name in manifest():
+        hexes = list(build_dir.glob("cv32e40p-*/%s/executor_runner.hex" % name))
+        assert [h.stat().st_size > 0 for h in hexes].count(True) >= 1, (name, hexes)
 
 
 def test_add_on_executorch_v1_0(et_root, tmp_path_factory):
@@ -166,20 +147,11 @@ def test_add_on_executorch_v1_0(et_root, tmp_path_factory):
         pytest.skip("EXECUTORCH_V1_0_ROOT (an ExecuTorch v1.0.0 tree) is not set")
     if not os.path.isdir(v1_0):
         pytest.skip("EXECUTORCH_V1_0_ROOT is not a directory")
-    entry = manifest().get("add")
-    if entry is None:
-        pytest.skip("no add model in the manifest")
-    # Its own build directory: the same variant name as the v1.4 builds above.
+    entry = manifest()["add"]
     build_dir = tmp_path_factory.mktemp("models-build-v1.0")
     inputs = build_dir / "add-inputs.json"
     inputs.write_text(json.dumps(entry["inputs"]))
-    result = scons("board=qemu", "executorch=%s" % v1_0, "model=%s" % (MODELS / entry["file"]),
+    result = scons("board=qemu", "executorch=%s" % v1_0, "model=%s" % entry["path"],
                    "inputs=%s" % inputs, "run", build_dir=build_dir)
     assert result.returncode == 0, result.stdout
-    assert re.search(r"^Exit status: 0$", result.stdout, re.M), result.stdout
-    outputs = parse_outputs(result.stdout)
-    assert list(outputs) == [0], result.stdout
-    dtype, shape, values = outputs[0]
-    assert (dtype, shape) == ("float32", [5])
-    assert values == [2.0] * 5
     assert re.search(r"^Output 0: float32\[5\] 2,2,2,2,2$", result.stdout, re.M), result.stdout

@@ -34,8 +34,9 @@ def build_dir(tmp_path_factory):
 
 
 @needs_qemu
-def test_cxx_fixture_runs_in_qemu(build_dir):
-    result = scons("board=qemu", "app=tests/fixtures/cxx_smoke", "run", build_dir=build_dir)
+def test_cxx_fixture_runs_in_qemu(build_dir, toolchain):
+    result = scons("board=qemu", "toolchain=%s" % toolchain, "app=tests/fixtures/cxx_smoke",
+                   "run", build_dir=build_dir)
     assert "constructor: 42" in result.stdout
     assert "vector sum: 30" in result.stdout
     assert "area: 2.25" in result.stdout
@@ -45,10 +46,12 @@ def test_cxx_fixture_runs_in_qemu(build_dir):
     assert "Traceback" not in result.stdout
 
 
-def test_cxx_fixture_links_for_cv32e40p(build_dir):
-    result = scons("board=cv32e40p", "app=tests/fixtures/cxx_smoke", build_dir=build_dir)
+def test_cxx_fixture_links_for_cv32e40p(build_dir, toolchain):
+    result = scons("board=cv32e40p", "toolchain=%s" % toolchain, "app=tests/fixtures/cxx_smoke",
+                   build_dir=build_dir)
     assert result.returncode == 0, result.stdout
-    variant = only_variant(build_dir, "cv32e40p-release-logoff-rv32imc-") / "app-cxx_smoke"
+    short = "corev" if "corev" in toolchain else "picolibc"
+    variant = build_dir / ("cv32e40p-release-logoff-rv32imc-" + short) / "app-cxx_smoke"
     hex_text = (variant / "cxx_smoke.hex").read_text()
     # The testbench boots at 0x80 with the vector table at 0.
     assert hex_text.startswith("@00000000")
@@ -65,8 +68,9 @@ def test_hex_equals_objcopy(build_dir):
 
 
 @needs_qemu
-def test_registration_dropped_without_whole_archive(tmp_path):
-    result = scons("board=qemu", "app=tests/fixtures/whole_archive", "run", build_dir=tmp_path)
+def test_registration_dropped_without_whole_archive(tmp_path, toolchain):
+    result = scons("board=qemu", "toolchain=%s" % toolchain, "app=tests/fixtures/whole_archive",
+                   "run", build_dir=tmp_path)
     assert "registered: 0" in result.stdout, result.stdout
     # The program returns 3 here: scons run ends with the program's own status.
     assert result.returncode == 3
@@ -74,8 +78,9 @@ def test_registration_dropped_without_whole_archive(tmp_path):
 
 
 @needs_qemu
-def test_registration_kept_with_whole_archive(tmp_path):
-    result = scons("board=qemu", "app=tests/fixtures/whole_archive", "app_whole_archive=1", "run",
+def test_registration_kept_with_whole_archive(tmp_path, toolchain):
+    result = scons("board=qemu", "toolchain=%s" % toolchain, "app=tests/fixtures/whole_archive",
+                   "app_whole_archive=1", "run",
                    build_dir=tmp_path)
     assert "registered: 1" in result.stdout, result.stdout
     assert result.returncode == 0
@@ -92,9 +97,10 @@ def test_ram_overflow_fails_with_size_message(tmp_path, board):
 
 
 @needs_qemu
-def test_cxx_fixture_runs_with_the_fpu(tmp_path):
+def test_cxx_fixture_runs_with_the_fpu(tmp_path, toolchain):
     """isa=rv32imfc: the ilp32f libraries, and startup switches the FPU on."""
-    result = scons("board=qemu", "isa=rv32imfc", "app=tests/fixtures/cxx_smoke", "run",
+    result = scons("board=qemu", "toolchain=%s" % toolchain, "isa=rv32imfc",
+                   "app=tests/fixtures/cxx_smoke", "run",
                    build_dir=tmp_path)
     assert "area: 2.25" in result.stdout, result.stdout
     assert result.returncode == 0

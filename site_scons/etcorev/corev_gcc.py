@@ -43,7 +43,7 @@ from etcorev import buildsteps, usercache   # noqa: E402
 TARGET = "riscv32-corev-elf"
 PREFIX = TARGET + "-"
 # Bump when the recipe changes in a way the flags below do not show.
-RECIPE_VERSION = 1
+RECIPE_VERSION = 2
 
 SOURCES = {   # Debian package -> tarball glob (COREV_ET_<NAME>_SOURCE overrides)
     "binutils": ("binutils-source", "/usr/src/binutils/binutils-2*.tar.xz"),
@@ -53,7 +53,7 @@ SOURCES = {   # Debian package -> tarball glob (COREV_ET_<NAME>_SOURCE overrides
 # Debian's GCC tarball is the dfsg one (GFDL manuals removed): without this patch of
 # Debian's, all-gcc stops at `genhooks: No place specified to document hook`.
 GFDL_PATCH = "/usr/src/gcc-12/patches/gcc-gfdl-build.diff"
-HOST_PACKAGES = ("libgmp-dev", "libmpfr-dev", "libmpc-dev", "flex", "bison", "texinfo")
+HOST_PACKAGES = ("libgmp-dev", "libmpfr-dev", "libmpc-dev", "flex", "bison", "texinfo", "patch")
 
 MULTILIBS = ("rv32imc/ilp32", "rv32imfc/ilp32f")
 TARGET_CFLAGS = "-Os -ffunction-sections -fdata-sections"
@@ -86,9 +86,11 @@ NANO_LIBS = ("libc", "libg", "libm", "libgloss")
 # newlib 3.3 declares the long double math functions only where long double is double
 # (not on RV32), so libstdc++'s configure test for C99 math in TR1/C++11 fails as a whole
 # and std::trunc(float), std::lgamma, ... are missing: ExecuTorch's c10 does not compile.
-# The test's answer is given (CONFIG_SITE) and <cmath> leaves out the declarations that
-# need the missing functions (as the Zephyr SDK patched its libstdc++).
-CONFIG_SITE_TEXT = "glibcxx_cv_c99_math_tr1=yes\n"
+# The test's answer is changed in libstdc++'s configure (GCC runs target configures with
+# CONFIG_SITE=no-such-file, so a site file cannot give it) and <cmath> leaves out the
+# declarations that need the missing functions (as the Zephyr SDK patched its libstdc++).
+TR1_CONFIGURE = "libstdc++-v3/configure"
+TR1_CHECK = "checking for ISO C99 support to TR1 in <math.h>"
 CMATH_HEADERS = ("libstdc++-v3/include/c_global/cmath", "libstdc++-v3/include/tr1/cmath")
 CMATH_NOTE = "// corev-et: not declared by newlib on RV32 (long double is 128-bit): "
 
@@ -127,12 +129,25 @@ def _sources():
     return found
 
 
+def _check_host():
+    """What building a cross GCC needs on the host, before 25 minutes are spent."""
+    missing = [tool for tool in ("gcc", "g++", "make", "flex", "bison", "patch", "tar")
+               if not shutil.which(tool)]
+    missing += [header for header in ("gmp.h", "mpfr.h", "mpc.h")
+                if not glob.glob("/usr/include/**/" + header, recursive=True)]
+    if missing:
+        raise ToolchainError(
+            "CORE-V GCC: the host lacks %s, which building a cross GCC needs: "
+            "`apt-get install %s` (./setup.sh --corev-gcc does this)."
+            % (", ".join(missing), " ".join(HOST_PACKAGES)))
+
+
 def _key(sources):
     key = {
         "recipe": RECIPE_VERSION,
         "sources": {n: [p.name, p.stat().st_size] for n, p in sorted(sources.items())},
         "binutils": BINUTILS_CONFIGURE, "gcc": GCC_CONFIGURE, "nano": NANO_CONFIGURE,
-        "cflags": TARGET_CFLAGS, "config_site": CONFIG_SITE_TEXT,
+        "cflags": TARGET_CFLAGS,
     }
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
     version = re.match(r"gcc-(\d+\.\d+\.\d+)", sources["gcc"].name)
@@ -177,7 +192,6 @@ class _Build:
         self.src = work / "src"
         self.env = buildsteps.clean_build_env({
             "PATH": "%s:%s" % (install / "bin", os.environ.get("PATH", "")),
-            "CONFIG_SITE": str(work / "config.site"),
         })
 
     def step(self, name, function):
@@ -219,9 +233,9 @@ class _Build:
                                  % GFDL_PATCH)
         self.runner.run("applying Debian's gcc-gfdl-build.diff",
                         ["patch", "-p2", "-i", GFDL_PATCH], gcc)
+        _patch_tr1_check(gcc / TR1_CONFIGURE)
         for header in CMATH_HEADERS:
             _patch_cmath(gcc / header)
-        (self.work / "config.site").write_text(CONFIG_SITE_TEXT)
 
     def combine_newlib(self):
         """newlib and libgloss inside GCC's tree: one pass builds the target libraries.
@@ -255,7 +269,9 @@ class _Build:
                 "CFLAGS_FOR_TARGET=" + TARGET_CFLAGS,
                 "CXXFLAGS_FOR_TARGET=" + TARGET_CFLAGS], build, self.env)
         self.make("building GCC, newlib and libstdc++", build)
-        self.make("installing GCC", build, "install-strip")
+        # Host programs stripped; target libraries as they are (libgloss has no
+        # install-strip).
+        self.make("installing GCC", build, "install-strip-host", "install-target")
 
     def newlib_nano(self):
         build = self._fresh_dir("build-newlib-nano")
@@ -280,6 +296,18 @@ class _Build:
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True)
         return path
+
+
+def _patch_tr1_check(path):
+    """libstdc++'s configure: the C99-in-TR1 math check answers yes (see above)."""
+    text = path.read_text()
+    start = text.find(TR1_CHECK)
+    failed = text.find("glibcxx_cv_c99_math_tr1=no", start)
+    if start < 0 or failed < 0:
+        raise ToolchainError("CORE-V GCC: %s has no C99 TR1 math check to patch; is this "
+                             "GCC 12's libstdc++?" % path)
+    path.write_text(text[:failed] + "glibcxx_cv_c99_math_tr1=yes"
+                    + text[failed + len("glibcxx_cv_c99_math_tr1=no"):])
 
 
 def _patch_cmath(path):
@@ -340,6 +368,7 @@ def ensure_toolchain(log=print):
     with buildsteps.locked(install.with_name(key + ".lock"), log, "CORE-V GCC") as lock_fd:
         if marker.is_file():                    # built by someone else meanwhile
             return str(install / "bin" / PREFIX)
+        _check_host()
         work = install.with_name(key + ".work")
         work.mkdir(parents=True, exist_ok=True)
         install.mkdir(parents=True, exist_ok=True)

@@ -21,6 +21,12 @@ the FlatBuffers verifier the runtime uses) and the cross references the
 runtime relies on (indices, segments inside the file, tensors inside their
 buffers).  Every problem with the input is reported as ``PteError``.
 
+This module holds the header, the program schema (as tables for
+:mod:`etcorev.flatbuf`, the bounds-checked FlatBuffer reader), the program model
+(:class:`Program`, :class:`Method`, :class:`ValueSpec`, :class:`DataSegment`) and
+the parsing; the semantic checks of ``validate_pte()`` are in
+:mod:`etcorev.pte_check`.
+
 Command line: ``python pte.py FILE`` prints operators, kernel keys and buffer
 sizes as JSON.
 """
@@ -32,7 +38,12 @@ import os
 import struct
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+if __package__ in (None, ""):      # run as a script: make `etcorev` importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from etcorev import flatbuf  # noqa: E402
 
 __all__ = [
     "PteError",
@@ -51,7 +62,6 @@ EXTENDED_HEADER_MAGIC = b"eh00"
 _HEADER_OFFSET = 8  # root offset (4) + file identifier (4)
 _MIN_HEADER_LENGTH = 24  # magic, length, program_size, segment_base_offset
 _HEADER_LENGTH_WITH_DATA_SIZE = 32  # ... + segment_data_size
-TENSOR_DIMENSION_LIMIT = 16  # runtime/core/exec_aten/util/tensor_dimension_limit.h
 
 # ExecuTorch ScalarType values (runtime/core/portable_type/scalar_type.h):
 # value -> (name, element size in bytes).  The runtime accepts 0..29.
@@ -91,8 +101,8 @@ class PteError(Exception):
 
 
 # --------------------------------------------------------------------------
-# Schema (schema/program.fbs).  Field order defines the vtable slots; a union
-# field takes two slots (<name>_type: u8, then <name>: offset).
+# Schema (schema/program.fbs), in flatbuf's terms.  Field order defines the vtable
+# slots; a union field takes two slots (<name>_type: u8, then <name>: offset).
 # --------------------------------------------------------------------------
 
 _TABLES: Dict[str, Tuple[Tuple[str, str], ...]] = {
@@ -163,262 +173,31 @@ _UNIONS: Dict[str, Tuple[Optional[str], ...]] = {
                              "JumpFalseCall", "FreeCall"),
 }
 
-# KernelTypes / InstructionArguments union tags used below.
-_KT_NULL = 1
-_KT_TENSOR = 5
-_KT_TENSOR_LIST = 10
-_KT_OPTIONAL_TENSOR_LIST = 11
-_IA_KERNEL_CALL = 1
-_IA_DELEGATE_CALL = 2
-_IA_MOVE_CALL = 3
-_IA_JUMP_FALSE_CALL = 4
-_IA_FREE_CALL = 5
+# KernelTypes / InstructionArguments union tags used here and in pte_check.
+KT_NULL = 1
+KT_TENSOR = 5
+KT_TENSOR_LIST = 10
+KT_OPTIONAL_TENSOR_LIST = 11
+IA_KERNEL_CALL = 1
+IA_DELEGATE_CALL = 2
+IA_MOVE_CALL = 3
+IA_JUMP_FALSE_CALL = 4
+IA_FREE_CALL = 5
 
-_SCALARS: Dict[str, struct.Struct] = {
-    "bool": struct.Struct("<B"), "u8": struct.Struct("<B"), "i8": struct.Struct("<b"),
-    "u16": struct.Struct("<H"), "i32": struct.Struct("<i"), "u32": struct.Struct("<I"),
-    "i64": struct.Struct("<q"), "u64": struct.Struct("<Q"), "f64": struct.Struct("<d"),
-}
-_VECTOR_CODES = {"bool": "B", "u8": "B", "i8": "b", "i32": "i", "u32": "I",
-                 "i64": "q", "u64": "Q", "f64": "d"}
+_SCHEMA = flatbuf.Schema(_TABLES, _UNIONS)
 
 
-def _build_layouts() -> Dict[str, Dict[str, Tuple[int, str]]]:
-    """table -> field name -> (vtable slot, kind)."""
-    layouts: Dict[str, Dict[str, Tuple[int, str]]] = {}
-    for table, fields in _TABLES.items():
-        slot = 0
-        layout: Dict[str, Tuple[int, str]] = {}
-        for name, kind in fields:
-            if kind.startswith("union:"):
-                layout[name + "_type"] = (slot, "u8")
-                slot += 1
-            layout[name] = (slot, kind)
-            slot += 1
-        layouts[table] = layout
-    return layouts
+class _Reader(flatbuf.Reader):
+    """The FlatBuffer part of a .pte file: bytes [0, end), read with the program schema;
+    what is wrong with it is a PteError."""
 
-
-_LAYOUTS = _build_layouts()
-
-
-# --------------------------------------------------------------------------
-# Bounds-checked FlatBuffer access.
-# --------------------------------------------------------------------------
-
-class _Reader:
-    """The FlatBuffer part of a .pte file: bytes [0, end)."""
+    what = "the program data"
 
     def __init__(self, data: memoryview, end: int, name: str):
-        self.data = data
-        self.end = end
-        self.name = name
+        super().__init__(data, end, name, _SCHEMA)
 
-    def corrupt(self, where: str, detail: str) -> PteError:
-        return PteError(
-            f"{self.name} is truncated or corrupt: {where}: {detail} "
-            f"(the program data is {self.end} bytes).", self.name)
-
-    def scalar(self, kind: str, pos: int, where: str) -> Any:
-        st = _SCALARS[kind]
-        if pos < 0 or pos + st.size > self.end:
-            raise self.corrupt(where, f"{st.size}-byte value at offset {pos} is out of range")
-        if pos % st.size:
-            raise self.corrupt(where, f"value at offset {pos} is misaligned")
-        value = st.unpack_from(self.data, pos)[0]
-        return bool(value) if kind == "bool" else value
-
-    def deref(self, pos: int, where: str) -> int:
-        """Follows the uoffset stored at pos (like flatbuffers VerifyOffset)."""
-        if pos < 0 or pos + 4 > self.end or pos % 4:
-            raise self.corrupt(where, f"reference at offset {pos} is out of range or misaligned")
-        o = _SCALARS["u32"].unpack_from(self.data, pos)[0]
-        if o == 0 or o >= 0x80000000 or pos + o >= self.end:
-            raise self.corrupt(where, f"reference at offset {pos} points to {pos + o}, "
-                                      "outside the program data")
-        return pos + o
-
-    def vector_header(self, pos: int, elem_size: int, where: str) -> Tuple[int, int]:
-        """Returns (first element position, length) of the vector at pos."""
-        if pos % 4 or pos + 4 > self.end:
-            raise self.corrupt(where, f"vector at offset {pos} is out of range or misaligned")
-        n = _SCALARS["u32"].unpack_from(self.data, pos)[0]
-        if pos + 4 + n * elem_size > self.end:
-            raise self.corrupt(where, f"vector at offset {pos} with {n} elements "
-                                      "extends past the end of the program data")
-        return pos + 4, n
-
-    def string_bytes(self, pos: int, where: str) -> bytes:
-        start, n = self.vector_header(pos, 1, where)
-        if start + n + 1 > self.end or self.data[start + n] != 0:
-            raise self.corrupt(where, f"string at offset {pos} is not terminated")
-        return bytes(self.data[start:start + n])
-
-    def table(self, pos: int, type_name: str, where: str) -> "_Table":
-        return _Table(self, pos, type_name, where)
-
-
-class _Table:
-    __slots__ = ("r", "pos", "type", "where", "_vt", "_vtsize")
-
-    def __init__(self, r: _Reader, pos: int, type_name: str, where: str):
-        self.r = r
-        self.pos = pos
-        self.type = type_name
-        self.where = where
-        if pos < 0 or pos + 4 > r.end or pos % 4:
-            raise r.corrupt(where, f"{type_name} table at offset {pos} is out of range "
-                                   "or misaligned")
-        vt = pos - _SCALARS["i32"].unpack_from(r.data, pos)[0]
-        if vt < 0 or vt + 2 > r.end or vt % 2:
-            raise r.corrupt(where, f"{type_name} table at offset {pos} has an invalid "
-                                   f"vtable offset ({vt})")
-        vtsize = _SCALARS["u16"].unpack_from(r.data, vt)[0]
-        if vtsize % 2 or vt + vtsize > r.end:
-            raise r.corrupt(where, f"vtable of the {type_name} table at offset {pos} is "
-                                   "out of range")
-        self._vt = vt
-        self._vtsize = vtsize
-
-    def _field(self, name: str) -> Tuple[int, str]:
-        slot, kind = _LAYOUTS[self.type][name]
-        voff = 4 + 2 * slot
-        if voff + 2 > self._vtsize:
-            return 0, kind
-        fo = _SCALARS["u16"].unpack_from(self.r.data, self._vt + voff)[0]
-        return (self.pos + fo if fo else 0), kind
-
-    def _where(self, name: str) -> str:
-        return f"{self.where}.{name}"
-
-    def has(self, name: str) -> bool:
-        return self._field(name)[0] != 0
-
-    def scalar(self, name: str) -> Any:
-        pos, kind = self._field(name)
-        if not pos:
-            return False if kind == "bool" else (0.0 if kind == "f64" else 0)
-        return self.r.scalar(kind, pos, self._where(name))
-
-    def table(self, name: str) -> Optional["_Table"]:
-        pos, kind = self._field(name)
-        if not pos:
-            return None
-        where = self._where(name)
-        return _Table(self.r, self.r.deref(pos, where), kind, where)
-
-    def string(self, name: str) -> Optional[str]:
-        pos, _ = self._field(name)
-        if not pos:
-            return None
-        where = self._where(name)
-        raw = self.r.string_bytes(self.r.deref(pos, where), where)
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise self.r.corrupt(where, f"string {raw!r} is not valid UTF-8") from None
-
-    def _vector(self, name: str) -> Optional[Tuple[int, int, str, str]]:
-        pos, kind = self._field(name)
-        if not pos:
-            return None
-        where = self._where(name)
-        elem = kind[1:-1]
-        elem_size = _SCALARS[elem].size if elem in _SCALARS else 4
-        start, n = self.r.vector_header(self.r.deref(pos, where), elem_size, where)
-        return start, n, elem, where
-
-    def scalars(self, name: str) -> Optional[List[Any]]:
-        """A vector of scalars as a list, or None when the field is absent."""
-        vec = self._vector(name)
-        if vec is None:
-            return None
-        start, n, elem, _ = vec
-        values = list(struct.unpack_from(f"<{n}{_VECTOR_CODES[elem]}", self.r.data, start))
-        return [bool(v) for v in values] if elem == "bool" else values
-
-    def vector_size(self, name: str) -> Optional[int]:
-        vec = self._vector(name)
-        return None if vec is None else vec[1]
-
-    def tables(self, name: str) -> Optional["_TableVector"]:
-        vec = self._vector(name)
-        if vec is None:
-            return None
-        start, n, elem, where = vec
-        return _TableVector(self.r, start, n, elem, where)
-
-    def union(self, name: str) -> Tuple[int, Optional["_Table"]]:
-        """(tag, value table or None).  Unknown tags give (tag, None)."""
-        tag = self.scalar(name + "_type")
-        pos, kind = self._field(name)
-        if tag == 0 or not pos:
-            return tag, None
-        members = _UNIONS[kind[len("union:"):]]
-        if tag >= len(members):
-            return tag, None
-        where = self._where(name)
-        return tag, _Table(self.r, self.r.deref(pos, where), members[tag], where)
-
-
-class _TableVector:
-    """A lazily decoded vector of tables."""
-
-    __slots__ = ("r", "start", "n", "type", "where")
-
-    def __init__(self, r: _Reader, start: int, n: int, type_name: str, where: str):
-        self.r, self.start, self.n, self.type, self.where = r, start, n, type_name, where
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __getitem__(self, i: int) -> _Table:
-        if not 0 <= i < self.n:
-            raise IndexError(i)
-        where = f"{self.where}[{i}]"
-        return _Table(self.r, self.r.deref(self.start + 4 * i, where), self.type, where)
-
-    def __iter__(self) -> Iterator[_Table]:
-        for i in range(self.n):
-            yield self[i]
-
-
-def _verify_table(t: _Table, seen: set) -> None:
-    """Bounds-checks every field of t and of everything it references,
-    like the FlatBuffers verifier (flatbuffers::Verifier)."""
-    key = (t.pos, t.type)
-    if key in seen:
-        return
-    seen.add(key)
-    r = t.r
-    for name, kind in _TABLES[t.type]:
-        if kind.startswith("union:"):
-            pos, _ = t._field(name)
-            if pos:
-                r.deref(pos, t._where(name))
-            tag, member = t.union(name)
-            if member is not None:
-                _verify_table(member, seen)
-        elif kind in _SCALARS:
-            t.scalar(name)
-        elif kind == "string":
-            pos, _ = t._field(name)
-            if pos:
-                where = t._where(name)
-                r.string_bytes(r.deref(pos, where), where)
-        elif kind.startswith("["):
-            elem = kind[1:-1]
-            if elem in _TABLES:
-                vec = t.tables(name)
-                if vec is not None:
-                    for child in vec:
-                        _verify_table(child, seen)
-            else:
-                t._vector(name)
-        else:
-            child = t.table(name)
-            if child is not None:
-                _verify_table(child, seen)
+    def error(self, message: str) -> PteError:
+        return PteError(message, self.name)
 
 
 # --------------------------------------------------------------------------
@@ -624,42 +403,42 @@ def _read_header(data: memoryview, name: str) -> _Header:
     return hdr
 
 
-def _io_meta_for_value(values: _TableVector, index: int, where: str, r: _Reader
+def _io_meta_for_value(values: flatbuf.TableVector, index: int, where: str, r: _Reader
                        ) -> Tuple[Any, ...]:
     """IOMetaData of a KernelCall argument, as selective_build.cpp builds it:
     (5, dtype, dim_order) for tensors (lists use their first tensor), else
     (kernel_type,)."""
 
-    def value(i: int, what: str) -> _Table:
+    def value(i: int, what: str) -> flatbuf.Table:
         if not 0 <= i < len(values):
             raise r.corrupt(where, f"{what} refers to value {i} but the method has "
                                    f"{len(values)} values")
         return values[i]
 
-    def tensor_meta(t: Optional[_Table], what: str) -> Tuple[Any, ...]:
+    def tensor_meta(t: Optional[flatbuf.Table], what: str) -> Tuple[Any, ...]:
         if t is None:
             raise r.corrupt(where, f"{what} is a Tensor without data")
         dim_order = t.scalars("dim_order")
         if dim_order is None:
             raise r.corrupt(t.where, "tensor has no dim_order")
-        return (_KT_TENSOR, t.scalar("scalar_type"), tuple(dim_order))
+        return (KT_TENSOR, t.scalar("scalar_type"), tuple(dim_order))
 
     what = f"argument value {index}"
     tag, val = value(index, what).union("val")
-    if tag == _KT_TENSOR:
+    if tag == KT_TENSOR:
         return tensor_meta(val, what)
-    if tag == _KT_TENSOR_LIST:
+    if tag == KT_TENSOR_LIST:
         items = val.scalars("items") if val is not None else None
         if items is None:
             raise r.corrupt(where, f"{what} is a TensorList without items")
         if not items:
-            return (_KT_NULL,)
+            return (KT_NULL,)
         first_tag, first = value(items[0], f"TensorList {what}").union("val")
-        if first_tag != _KT_TENSOR:
+        if first_tag != KT_TENSOR:
             raise r.corrupt(where, f"TensorList {what} contains value {items[0]}, "
                                    "which is not a Tensor")
         return tensor_meta(first, f"TensorList {what}")
-    if tag == _KT_OPTIONAL_TENSOR_LIST:
+    if tag == KT_OPTIONAL_TENSOR_LIST:
         items = val.scalars("items") if val is not None else None
         if items is None:
             raise r.corrupt(where, f"{what} is an OptionalTensorList without items")
@@ -667,9 +446,9 @@ def _io_meta_for_value(values: _TableVector, index: int, where: str, r: _Reader
             if item == -1:
                 continue
             item_tag, item_val = value(item, f"OptionalTensorList {what}").union("val")
-            if item_tag == _KT_TENSOR:
+            if item_tag == KT_TENSOR:
                 return tensor_meta(item_val, f"OptionalTensorList {what}")
-        return (_KT_NULL,)
+        return (KT_NULL,)
     return (tag,)
 
 
@@ -678,12 +457,12 @@ def _kernel_key(metas: Tuple[Tuple[Any, ...], ...]) -> str:
     # character dropped (so a kernel without tensors gives "v1").
     key = "v1/"
     for meta in metas:
-        if meta[0] == _KT_TENSOR:
+        if meta[0] == KT_TENSOR:
             key += f"{meta[1]};{','.join(map(str, meta[2]))}|"
     return key[:-1]
 
 
-def _op_name(op: _Table, r: _Reader) -> str:
+def _op_name(op: flatbuf.Table, r: _Reader) -> str:
     name = op.string("name")
     if name is None:
         raise r.corrupt(op.where, "operator has no name")
@@ -691,13 +470,13 @@ def _op_name(op: _Table, r: _Reader) -> str:
     return f"{name}.{overload}" if overload else name
 
 
-def _read_method(plan: _Table, r: _Reader) -> Method:
+def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
     name = plan.string("name") or ""
     op_tables = plan.tables("operators")
     operators = [_op_name(op, r) for op in op_tables] if op_tables is not None else []
     values = plan.tables("values")
     if values is None:
-        values = _TableVector(r, 0, 0, "EValue", plan.where + ".values")
+        values = flatbuf.TableVector(r, 0, 0, "EValue", plan.where + ".values")
 
     metadata: Dict[str, set] = {}
     num_instructions = 0
@@ -707,7 +486,7 @@ def _read_method(plan: _Table, r: _Reader) -> Method:
         for inst in instructions if instructions is not None else ():
             num_instructions += 1
             tag, call = inst.union("instr_args")
-            if tag != _IA_KERNEL_CALL:
+            if tag != IA_KERNEL_CALL:
                 continue
             if call is None:
                 raise r.corrupt(inst.where, "KernelCall instruction has no arguments")
@@ -730,7 +509,7 @@ def _read_method(plan: _Table, r: _Reader) -> Method:
                 raise r.corrupt(plan.where, f"method {field_name} refer to value {index} "
                                             f"but the method has {len(values)} values")
             tag, val = values[index].union("val")
-            if tag == _KT_TENSOR and val is not None:
+            if tag == KT_TENSOR and val is not None:
                 code = val.scalar("scalar_type")
                 name = SCALAR_TYPES.get(code, (str(code), 0))[0]
                 out.append(ValueSpec("tensor", DTYPE_NAMES.get(name, name),
@@ -768,9 +547,9 @@ def _parse(path_or_bytes: Any, validate: bool) -> Program:
     if root < _HEADER_OFFSET or root + 4 > end:
         raise PteError(f"{name} is truncated or corrupt: the root table offset {root} is "
                        f"outside the {end}-byte program data.", name)
-    prog = _Table(r, root, "Program", "Program")
+    prog = flatbuf.Table(r, root, "Program", "Program")
     if validate:
-        _verify_table(prog, set())
+        flatbuf.verify_table(prog, set())
 
     segments = []
     seg_tables = prog.tables("segments")
@@ -791,273 +570,9 @@ def _parse(path_or_bytes: Any, validate: bool) -> Program:
         segments=segments,
     )
     if validate:
-        _Validator(program, prog, r).run()
+        from etcorev.pte_check import check_program  # it imports this module
+        check_program(program, prog, r)
     return program
-
-
-# --------------------------------------------------------------------------
-# Semantic validation (what runtime/executor relies on).
-# --------------------------------------------------------------------------
-
-class _Validator:
-    def __init__(self, program: Program, prog: _Table, r: _Reader):
-        self.p = program
-        self.prog = prog
-        self.r = r
-        self.name = r.name
-
-    def fail(self, msg: str) -> PteError:
-        return PteError(f"{self.name} is not a valid ExecuTorch program: {msg}.", self.name)
-
-    def run(self) -> None:
-        p = self.p
-        if not p.methods:
-            raise self.fail("it contains no methods")
-        names = [m.name for m in p.methods]
-        for i, n in enumerate(names):
-            if not n:
-                raise self.fail(f"method {i} has no name")
-            if names.index(n) != i:
-                raise self.fail(f"method name '{n}' is used twice")
-        self.segment_sizes = self.check_segments()
-        self.check_constants()
-        for i, plan in enumerate(self.prog.tables("execution_plan")):
-            self.check_plan(plan, p.methods[i])
-
-    # -- program level -------------------------------------------------------
-    def check_segments(self) -> List[int]:
-        p = self.p
-        used = [seg for seg in p.segments if seg.size]
-        if used and not p.segment_base_offset:
-            raise self.fail(f"it declares {len(used)} non-empty data segment(s) but has no "
-                            "extended header giving their location")
-        for i, seg in enumerate(p.segments):
-            start = p.segment_base_offset + seg.offset
-            if start + seg.size > p.size:
-                raise PteError(
-                    f"{self.name} is truncated: data segment {i} ({seg.size} bytes at "
-                    f"offset {start}) extends past the end of the file ({p.size} bytes).",
-                    self.name)
-            if p.segment_data_size and seg.offset + seg.size > p.segment_data_size:
-                raise self.fail(f"data segment {i} ({seg.size} bytes at segment offset "
-                                f"{seg.offset}) extends past the segment data "
-                                f"({p.segment_data_size} bytes)")
-        return [seg.size for seg in p.segments]
-
-    def check_subsegments(self, t: _Table, what: str) -> Tuple[int, List[int]]:
-        index = t.scalar("segment_index")
-        offsets = t.scalars("offsets") or []
-        if index >= len(self.segment_sizes):
-            raise self.fail(f"{what} refers to data segment {index} but the program has "
-                            f"{len(self.segment_sizes)}")
-        for off in offsets:
-            if off > self.segment_sizes[index]:
-                raise self.fail(f"{what} has offset {off} beyond the end of data segment "
-                                f"{index} ({self.segment_sizes[index]} bytes)")
-        return index, offsets
-
-    def check_constants(self) -> None:
-        prog = self.prog
-        self.constant_offsets: Optional[List[int]] = None
-        self.constant_segment_size = 0
-        cs = prog.table("constant_segment")
-        offsets = cs.scalars("offsets") if cs is not None else None
-        n_buffers = prog.vector_size("constant_buffer") or 0
-        if offsets:
-            if len(offsets) > 1:
-                if n_buffers:
-                    raise self.fail(f"constant_buffer contains {n_buffers} items and "
-                                    f"constant_segment {len(offsets)} offsets; only one "
-                                    "may be used")
-                index, offsets = self.check_subsegments(cs, "the constant segment")
-                self.constant_segment_size = self.segment_sizes[index]
-            self.constant_offsets = offsets
-        self.constant_buffer_sizes: List[int] = []
-        buffers = prog.tables("constant_buffer")
-        for b in buffers if buffers is not None else ():
-            self.constant_buffer_sizes.append(b.vector_size("storage") or 0)
-        self.mutable_offsets: Optional[List[int]] = None
-        mds = prog.tables("mutable_data_segments")
-        for i, t in enumerate(mds if mds is not None else ()):
-            _, offs = self.check_subsegments(t, f"mutable data segment {i}")
-            if i == 0:
-                self.mutable_offsets = offs
-        nd = prog.tables("named_data")
-        for i, t in enumerate(nd if nd is not None else ()):
-            if t.string("key") is None:
-                raise self.fail(f"named data entry {i} has no key")
-            index = t.scalar("segment_index")
-            if index >= len(self.segment_sizes):
-                raise self.fail(f"named data entry {i} refers to data segment {index} but "
-                                f"the program has {len(self.segment_sizes)}")
-        self.num_inline_delegate_data = prog.vector_size("backend_delegate_data") or 0
-
-    # -- per method ------------------------------------------------------------
-    def check_plan(self, plan: _Table, method: Method) -> None:
-        where = f"method '{method.name}'"
-        values = plan.tables("values")
-        if values is None:
-            raise self.fail(f"{where} has no values table")
-        nvalues = len(values)
-        buffers = method.non_const_buffer_sizes
-        for i, s in enumerate(buffers):
-            if s < 0:
-                raise self.fail(f"{where} has a negative planned buffer size ({s}) at index {i}")
-
-        def check_index(i: int, what: str) -> None:
-            if not 0 <= i < nvalues:
-                raise self.fail(f"{where}: {what} refers to value {i} but the method has "
-                                f"{nvalues} values")
-
-        for field_name in ("inputs", "outputs"):
-            for i in plan.scalars(field_name) or []:
-                check_index(i, f"{field_name[:-1]}")
-
-        ops = plan.tables("operators")
-        nops = len(ops) if ops is not None else 0
-        delegates = plan.tables("delegates")
-        ndelegates = len(delegates) if delegates is not None else 0
-        for i, d in enumerate(delegates if delegates is not None else ()):
-            if d.string("id") is None:
-                raise self.fail(f"{where}: delegate {i} has no backend id")
-            ref = d.table("processed")
-            if ref is None:
-                raise self.fail(f"{where}: delegate {i} has no processed data reference")
-            loc, index = ref.scalar("location"), ref.scalar("index")
-            if loc == 0:
-                limit, kind = self.num_inline_delegate_data, "inline delegate data entries"
-            elif loc == 1:
-                limit, kind = len(self.segment_sizes), "data segments"
-            else:
-                raise self.fail(f"{where}: delegate {i} has unknown data location {loc}")
-            if index >= limit:
-                raise self.fail(f"{where}: delegate {i} refers to entry {index} of the "
-                                f"{kind} but there are {limit}")
-
-        for i, dev in enumerate(plan.tables("non_const_buffer_device") or ()):
-            bi = dev.scalar("buffer_idx")
-            if not 0 <= bi < len(buffers):
-                raise self.fail(f"{where}: buffer device entry {i} refers to planned buffer "
-                                f"{bi} but there are {len(buffers)}")
-
-        for vi, v in enumerate(values):
-            tag, val = v.union("val")
-            what = f"{where}, value {vi}"
-            if tag == _KT_TENSOR:
-                if val is None:
-                    raise self.fail(f"{what}: tensor has no data")
-                self.check_tensor(val, what, buffers)
-            elif tag in (_KT_TENSOR_LIST, _KT_OPTIONAL_TENSOR_LIST):
-                items = val.scalars("items") if val is not None else None
-                if items is None:
-                    raise self.fail(f"{what}: tensor list has no items")
-                for item in items:
-                    if tag == _KT_OPTIONAL_TENSOR_LIST and item == -1:
-                        continue
-                    check_index(item, f"tensor list value {vi}")
-                    if tag == _KT_TENSOR_LIST and values[item].scalar("val_type") != _KT_TENSOR:
-                        raise self.fail(f"{what}: tensor list item {item} is not a tensor")
-
-        chains = plan.tables("chains")
-        for ci, chain in enumerate(chains if chains is not None else ()):
-            for field_name in ("inputs", "outputs"):
-                for i in chain.scalars(field_name) or []:
-                    check_index(i, f"chain {ci} {field_name[:-1]}")
-            instructions = chain.tables("instructions")
-            ninstr = len(instructions) if instructions is not None else 0
-            for ii, inst in enumerate(instructions if instructions is not None else ()):
-                what = f"chain {ci}, instruction {ii}"
-                tag, call = inst.union("instr_args")
-                if call is None:
-                    raise self.fail(f"{where}, {what}: unknown or empty instruction "
-                                    f"(type {tag})")
-                if tag == _IA_KERNEL_CALL:
-                    op = call.scalar("op_index")
-                    if not 0 <= op < nops:
-                        raise self.fail(f"{where}, {what}: operator index {op} is out of "
-                                        f"range ({nops} operators)")
-                    for a in call.scalars("args") or []:
-                        check_index(a, what)
-                elif tag == _IA_DELEGATE_CALL:
-                    di = call.scalar("delegate_index")
-                    if not 0 <= di < ndelegates:
-                        raise self.fail(f"{where}, {what}: delegate index {di} is out of "
-                                        f"range ({ndelegates} delegates)")
-                    for a in call.scalars("args") or []:
-                        check_index(a, what)
-                elif tag == _IA_MOVE_CALL:
-                    check_index(call.scalar("move_from"), what)
-                    check_index(call.scalar("move_to"), what)
-                elif tag == _IA_JUMP_FALSE_CALL:
-                    check_index(call.scalar("cond_value_index"), what)
-                    dest = call.scalar("destination_instruction")
-                    if not 0 <= dest < ninstr:
-                        raise self.fail(f"{where}, {what}: jump destination {dest} is out "
-                                        f"of range ({ninstr} instructions)")
-                elif tag == _IA_FREE_CALL:
-                    check_index(call.scalar("value_index"), what)
-
-    def check_tensor(self, t: _Table, what: str, buffers: List[int]) -> None:
-        sizes = t.scalars("sizes")
-        if sizes is None:
-            raise self.fail(f"{what}: tensor has no sizes")
-        if len(sizes) > TENSOR_DIMENSION_LIMIT:
-            raise self.fail(f"{what}: tensor rank {len(sizes)} exceeds the limit of "
-                            f"{TENSOR_DIMENSION_LIMIT}")
-        if any(s < 0 for s in sizes):
-            raise self.fail(f"{what}: tensor has a negative size {sizes}")
-        dim_order = t.scalars("dim_order")
-        if dim_order is None:
-            raise self.fail(f"{what}: tensor has no dim_order")
-        if sorted(dim_order) != list(range(len(sizes))):
-            raise self.fail(f"{what}: tensor dim_order {dim_order} does not match its "
-                            f"sizes {sizes}")
-        dtype = t.scalar("scalar_type")
-        if dtype not in SCALAR_TYPES:
-            raise self.fail(f"{what}: tensor has invalid scalar type {dtype}")
-        if t.scalar("storage_offset") != 0:
-            raise self.fail(f"{what}: tensor has a non-zero storage offset, which the "
-                            "runtime does not support")
-        dynamism = t.scalar("shape_dynamism")
-        if dynamism not in (0, 1):
-            raise self.fail(f"{what}: tensor shape dynamism {dynamism} is not supported "
-                            "by the runtime")
-        nbytes = SCALAR_TYPES[dtype][1]
-        for s in sizes:
-            nbytes *= s
-        alloc = t.table("allocation_info")
-        extra = t.table("extra_tensor_info")
-        external = extra is not None and extra.scalar("location") == 1
-        if external and extra.string("fully_qualified_name") is None:
-            raise self.fail(f"{what}: external tensor has no fully qualified name")
-        data_idx = t.scalar("data_buffer_idx")
-        if alloc is not None:
-            mem_id = alloc.scalar("memory_id")
-            offset = alloc.scalar("memory_offset_low") | (alloc.scalar("memory_offset_high") << 32)
-            if not 1 <= mem_id < len(buffers):
-                raise self.fail(f"{what}: tensor is planned into buffer {mem_id} but the "
-                                f"method has {max(len(buffers) - 1, 0)} planned buffer(s) "
-                                "(ids start at 1)")
-            if offset + nbytes > buffers[mem_id]:
-                raise self.fail(f"{what}: tensor ({nbytes} bytes at offset {offset}) does not "
-                                f"fit in planned buffer {mem_id} ({buffers[mem_id]} bytes)")
-            if data_idx > 0 and not external:
-                if self.mutable_offsets is None or data_idx >= len(self.mutable_offsets):
-                    raise self.fail(f"{what}: tensor refers to mutable data {data_idx}, "
-                                    "which the program does not contain")
-        elif data_idx > 0 and not external:
-            if self.constant_offsets is not None and len(self.constant_offsets) > 1:
-                if data_idx >= len(self.constant_offsets):
-                    raise self.fail(f"{what}: tensor refers to constant {data_idx} but the "
-                                    f"constant segment has {len(self.constant_offsets)} entries")
-                off = self.constant_offsets[data_idx]
-                if off + nbytes > self.constant_segment_size:
-                    raise self.fail(f"{what}: constant tensor ({nbytes} bytes at offset {off}) "
-                                    "extends past the end of the constant segment "
-                                    f"({self.constant_segment_size} bytes)")
-            elif data_idx >= len(self.constant_buffer_sizes):
-                raise self.fail(f"{what}: tensor refers to constant buffer {data_idx} but the "
-                                f"program has {len(self.constant_buffer_sizes)}")
 
 
 # --------------------------------------------------------------------------
@@ -1098,4 +613,6 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # The package's module, not this __main__ copy: pte_check raises its PteError.
+    from etcorev.pte import main as package_main
+    sys.exit(package_main())

@@ -19,7 +19,7 @@ import SCons.Builder
 import SCons.Errors
 from elftools.common.exceptions import ELFError
 
-from etcorev import elfout, quiet_messages
+from etcorev import elfout, memory_usage, quiet_messages
 from etcorev.output_formats import FORMATS
 
 
@@ -36,13 +36,13 @@ def _converter(writer):
 
 def _usage(target, source, env):
     try:
-        return elfout.memory_usage(str(source[0]), list(env.get("MEMORY_REGIONS", [])))
+        return memory_usage.memory_usage(str(source[0]), list(env.get("MEMORY_REGIONS", [])))
     except (ELFError, ValueError) as e:
         raise SCons.Errors.BuildError(node=target[0], errstr="%s: %s" % (source[0], e))
 
 
 def _size_report(target, source, env):
-    report = elfout.format_size_report(_usage(target, source, env))
+    report = memory_usage.format_size_report(_usage(target, source, env))
     header = "Toolchain: %s" % env["TOOLCHAIN_DESCRIPTION"] if env.get("TOOLCHAIN_DESCRIPTION") else None
     with open(str(target[0]), "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(filter(None, [header, report])) + "\n")
@@ -54,9 +54,9 @@ def _check_fits(target, source, env):
     image does not fit the board's memory."""
     usage = _usage(target, target[:1], env)
     try:
-        elfout.check_fits(usage)
-    except elfout.SizeError as e:
-        print(elfout.format_size_report(usage))
+        memory_usage.check_fits(usage)
+    except memory_usage.SizeError as e:
+        print(memory_usage.format_size_report(usage))
         for node in target:
             if os.path.exists(node.abspath):
                 os.remove(node.abspath)

@@ -3,8 +3,9 @@
     env.Tool("inspect_firmware")
     env.InspectFirmwares(firmwares)      # the dicts env.Firmware returns
 
-From the ELF and the map beside it (site_scons/etcorev/footprint.py), the InspectReport
-builder writes two files beside the firmware:
+From the ELF and the map beside it (site_scons/etcorev/footprint.py; the tables and the
+picture by footprint_report.py), the InspectReport builder writes two files beside the
+firmware:
 
     executor_runner.inspect.txt    the tables: by library, top objects, top symbols
     executor_runner.inspect.html   a treemap by library and object (no scripts, offline)
@@ -24,11 +25,14 @@ import SCons.Action
 import SCons.Builder
 import SCons.Errors
 
-from etcorev import footprint, quiet_messages
+from etcorev import footprint, footprint_report, ldmap, lto_objects, quiet_messages
+
+# The inspector: a new one makes new tables.
+INSPECTOR_MODULES = (footprint, footprint_report, ldmap, lto_objects)
 
 
 def _demangler(env):
-    return footprint.demangler(env.get("TOOLCHAIN_PREFIX", ""))
+    return footprint_report.demangler(env.get("TOOLCHAIN_PREFIX", ""))
 
 
 def _inspect(node, elf, map_file=None):
@@ -42,8 +46,8 @@ def _inspect(node, elf, map_file=None):
 def _write_report(target, source, env):
     fp = _inspect(target[0], str(source[0]), str(source[1]))
     with open(str(target[0]), "w", encoding="utf-8", newline="\n") as f:
-        f.write(footprint.format_report(fp, int(env["INSPECT_TOP"]), _demangler(env)) + "\n")
-    footprint.write_treemap(fp, str(target[1]))
+        f.write(footprint_report.format_report(fp, int(env["INSPECT_TOP"]), _demangler(env)) + "\n")
+    footprint_report.write_treemap(fp, str(target[1]))
     return 0
 
 
@@ -69,7 +73,8 @@ def _print_inspection(target, source, env):
     print("Picture: %s" % source[1])
     if other:
         print()
-        print(footprint.format_growth(_inspect(target[0], str(source[2]), str(source[3])), old))
+        new = _inspect(target[0], str(source[2]), str(source[3]))
+        print(footprint_report.format_growth(new, old))
     return 0
 
 
@@ -83,7 +88,7 @@ def InspectFirmwares(env, firmwares):
     for firmware in firmwares:
         elf = firmware["elf"]
         report = env.InspectReport(elf)
-        env.Depends(report, env.File(footprint.__file__))   # a new inspector: new tables
+        env.Depends(report, [env.File(module.__file__) for module in INSPECTOR_MODULES])
         env.Clean(elf, report)
         alias = env.Alias("inspect-" + os.path.basename(os.path.dirname(elf.abspath)),
                           report + [elf, firmware["map"]], PRINT_ACTION)

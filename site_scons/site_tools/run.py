@@ -19,7 +19,7 @@ import tempfile
 import SCons.Errors
 from SCons.Action import Action
 
-from etcorev import elfout, model_io
+from etcorev import memory_usage, model_io
 
 PHASES = ("startup", "program load", "method load", "execute", "output")
 TIMEOUT_STATUS = 124          # what coreutils' timeout returns
@@ -102,7 +102,7 @@ def _run(target, source, env):
 def _row(firmware, status, text, check, problem):
     cycles = {m.group(1): int(m.group(2)) for m in re.finditer(
         r"^Cycles (%s): (\d+)$" % "|".join(PHASES), text, re.M)}
-    sizes = elfout.memory_usage(str(firmware["elf"]), [])["totals"]
+    sizes = memory_usage.memory_usage(str(firmware["elf"]), [])["totals"]
     name = firmware["model"].name if firmware.get("model") else os.path.basename(str(firmware["elf"]))
     return [name, "ok" if not status else "FAIL %d" % status] + \
         [str(cycles.get(p, "-")) for p in PHASES] + \
