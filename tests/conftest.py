@@ -15,6 +15,10 @@ _site_scons = str(REPO_ROOT / "site_scons")
 if _site_scons not in sys.path:
     sys.path.insert(0, _site_scons)
 
+# Byte code of site_scons/ goes to the user cache in tests as in builds (site_init.py).
+sys.dont_write_bytecode, _saved = True, sys.dont_write_bytecode
+import site_init  # noqa: E402,F401
+sys.dont_write_bytecode = _saved or site_init.sys.dont_write_bytecode
 from etcorev import corev_gcc, settings  # noqa: E402
 from sconsrun import TEST_CACHE  # noqa: E402
 

@@ -1,6 +1,7 @@
 """Running this repository's SCons build from tests."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,3 +34,19 @@ def variant(build_dir, prefix):
     found = [p for p in Path(build_dir).iterdir() if p.is_dir() and p.name.startswith(prefix)]
     assert len(found) == 1, (prefix, [p.name for p in Path(build_dir).iterdir()])
     return found[0]
+
+
+ACTION_LINE = re.compile(r"^\[\s*(\d+)%\] (Compiling|Assembling|Archiving|Indexing|Linking|"
+                         r"Writing|Generating|Installing|Checking size of) \S", re.M)
+
+
+def assert_progress_rises_to_100(output):
+    """Every action line's percentage, in the order printed: rising, the last 100, and
+    100 only at the end (not on a third of the lines, as when libraries given through
+    $LIBS were not counted)."""
+    percents = [int(m.group(1)) for m in ACTION_LINE.finditer(output)]
+    assert len(percents) >= 8, output
+    assert percents == sorted(percents), output
+    assert percents[-1] == 100, output
+    assert percents.count(100) <= max(3, len(percents) // 10), output
+    assert percents[0] < 10, output

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from etcorev import flatbuf, pte
-from sconsrun import MODELS, REPO, scons
+from sconsrun import MODELS, REPO, assert_progress_rises_to_100, scons
 
 ADD = REPO / "examples" / "models" / "add.pte"
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
@@ -224,11 +224,56 @@ def test_a_second_scons_on_the_same_build_dir_is_refused(tmp_path):
 
 def test_debug_images_are_reproducible_in_any_build_directory(et_root, tmp_path):
     """Two clean Debug builds in two directories outside the checkout: identical ELFs
-    (no build directory path reaches the image)."""
+    (no build directory path reaches the image). Their progress rises steadily to 100."""
     elves = []
     for name in ("one", "a-much-longer-directory/two"):
         build_dir = tmp_path / name
         result = scons("board=qemu", "debug=1", build_dir=build_dir, cache=False)
         assert result.returncode == 0, result.stdout
+        assert_progress_rises_to_100(result.stdout)
         elves.append(next(build_dir.rglob("add/executor_runner.elf")).read_bytes())
     assert elves[0] == elves[1]
+
+
+# ---------------------------------------------------------------- toolchains that cannot do it
+
+def _fake_toolchain(directory, real, answers):
+    """prefix of a toolchain that is `real` except for the answers to some probes
+    (argument -> what it prints)."""
+    directory.mkdir()
+    cases = "".join('    *%s*) echo "%s"; exit 0 ;;\n' % (arg, out) for arg, out in answers.items())
+    for tool in ("gcc", "g++"):
+        script = directory / ("fake-" + tool)
+        script.write_text('#!/bin/sh\ncase "$*" in\n%s    *) exec %s%s "$@" ;;\nesac\n'
+                          % (cases, real, tool))
+        script.chmod(0o755)
+    return str(directory / "fake-")
+
+
+def _a_toolchain():
+    from conftest import TOOLCHAINS, toolchain_present
+    from etcorev import corev_gcc
+    for prefix, _ in TOOLCHAINS.values():
+        if toolchain_present(prefix):
+            return corev_gcc.installed_prefix() if prefix == corev_gcc.PREFIX and not \
+                shutil.which(prefix + "gcc") else prefix
+    pytest.skip("no RISC-V toolchain")
+
+
+def test_toolchain_without_the_multilib_for_the_isa(tmp_path):
+    """GCC silently falls back to its default libraries: refused, naming isa and ABI."""
+    prefix = _fake_toolchain(tmp_path / "tc", _a_toolchain(), {"-print-multi-directory": "."})
+    result = scons("toolchain=%s" % prefix, "isa=rv32imfc", "app=tests/fixtures/cxx_smoke",
+                   build_dir=tmp_path / "build")
+    assert_refused(result, "has no libraries for isa=rv32imfc", "-mabi=ilp32f")
+
+
+def test_toolchain_without_a_cpp_library(tmp_path):
+    real = _a_toolchain()
+    if "corev" not in real:
+        pytest.skip("the picolibc toolchain's C++ library is the one set-up builds")
+    prefix = _fake_toolchain(tmp_path / "tc", real,
+                             {"-print-file-name=libstdc++.a": "libstdc++.a"})
+    result = scons("toolchain=%s" % prefix, "app=tests/fixtures/cxx_smoke",
+                   build_dir=tmp_path / "build")
+    assert_refused(result, "has no C++ library (libstdc++.a)", "isa=rv32imc")

@@ -37,6 +37,7 @@ from pathlib import Path
 
 if __package__ in (None, ""):      # run as a script: make `etcorev` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.dont_write_bytecode = True  # and leave no byte code in the checkout
 
 from etcorev import buildsteps, usercache   # noqa: E402
 

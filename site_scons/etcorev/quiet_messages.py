@@ -13,4 +13,4 @@ def set_message(env, comstr, verb, subject):
     if env.get("verbose"):
         return
     require_tools(env, "quiet")
-    env[comstr] = "${QUIET_PROGRESS}%s ${QUIET_%s}" % (verb, subject.upper())
+    env[comstr] = "%s ${QUIET_%s}" % (verb, subject.upper())

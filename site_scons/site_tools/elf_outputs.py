@@ -13,6 +13,7 @@ fails the build, and its ELF and map are removed, so nothing can publish it.
 """
 
 import os
+import sys
 
 import SCons.Action
 import SCons.Builder
@@ -46,7 +47,7 @@ def _size_report(target, source, env):
     header = "Toolchain: %s" % env["TOOLCHAIN_DESCRIPTION"] if env.get("TOOLCHAIN_DESCRIPTION") else None
     with open(str(target[0]), "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(filter(None, [header, report])) + "\n")
-    print(report)
+    sys.stdout.write(report + "\n")      # one write: parallel jobs print lines too
 
 
 def _check_fits(target, source, env):

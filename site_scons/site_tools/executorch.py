@@ -168,6 +168,20 @@ def _digest(value):
     return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:10]
 
 
+def _dtypes_only(kernel_keys):
+    """The part of an operator's kernel keys that its dtype selection depends on:
+    gen_selected_op_variants reads only the dtypes ("v1/6;0,1|6;0,1" -> Float), so keys
+    that differ in dim order alone select the same code, and the object is shared
+    between the models that have them. Returns one key, "v1/<dtype>;|<dtype>;...",
+    or ["default"] when a key gives no dtype."""
+    dtypes = set()
+    for key in kernel_keys:
+        if key == "default" or "/" not in key:
+            return ["default"]
+        dtypes.update(arg.split(";")[0] for arg in key.split("/", 1)[1].split("|") if arg)
+    return ["v1/" + "|".join("%s;" % d for d in sorted(dtypes, key=int))] if dtypes else ["default"]
+
+
 def _object_base(env, source):
     """An object's path below its directory: relative to the tree or the checkout."""
     for base in (env["ET_ROOT"], env.Dir("#").abspath):
@@ -222,7 +236,7 @@ def ExecuTorchKernels(env, plan, made=None):
             elif not kernel_set.dtype_selective:
                 obj_dir, headers = _in(env, "kernels", kernel_set.name, "all"), []
             else:
-                own = {op: selection[op] for op in ops}
+                own = {op: _dtypes_only(selection[op]) for op in ops}
                 obj_dir = _in(env, "kernels", kernel_set.name, _digest(own))
                 headers = once(obj_dir, lambda obj_dir=obj_dir, own=own: env.ETOpVariants(
                     os.path.join(obj_dir, "selected_op_variants.h"),

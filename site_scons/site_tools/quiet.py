@@ -6,14 +6,18 @@ In the style of PlatformIO's builder: every *COMSTR gets a short message unless 
 user asked for the commands themselves. The percentage is the share of the files this
 build can make (the derived files under the targets asked for) that SCons has reached
 so far; up-to-date files count as reached, so an incremental build that only relinks
-prints "[100%] Linking ...". It is part of the message, so it shows in logs and pipes
-as well as on a terminal.
+prints "[100%] Linking ...". $PRINT_CMD_LINE_FUNC puts it in front of each message as
+it is printed, so it shows in logs and pipes as well as on a terminal, and the lines of
+parallel jobs rise in order. Other tools give their actions messages with
+etcorev.quiet_messages.set_message().
 
 Paths in messages are short: relative to the top directory, the build directory or
 the ExecuTorch tree's parent (`executorch/runtime/...`), when under one of them."""
 
 import copy
 import os
+import sys
+import threading
 
 import SCons.Action
 import SCons.Node
@@ -52,10 +56,13 @@ class BuildProgress:
         self.done = 0
         self.total = None
         self.shown = 0
+        self.lock = threading.Lock()
 
     @staticmethod
     def _derived(node):
-        return isinstance(node, SCons.Node.FS.File) and node.has_builder()
+        # Targets of Install() are Entry nodes until SCons decides they are files.
+        return (isinstance(node, (SCons.Node.FS.File, SCons.Node.FS.Entry))
+                and not isinstance(node, SCons.Node.FS.Dir) and node.has_builder())
 
     @staticmethod
     def _top_nodes():
@@ -74,7 +81,7 @@ class BuildProgress:
         yield from node.sources or ()
         yield from node.depends or ()
         yield from node.implicit or ()
-        if node.has_builder() and node.builder.get_name(node.get_env()) == "Program":
+        if node.has_builder():
             libs = node.get_build_env().get("LIBS", [])
             yield from (lib for lib in SCons.Util.flatten(libs) if isinstance(lib, SCons.Node.Node))
 
@@ -95,11 +102,14 @@ class BuildProgress:
         if self._derived(node):
             self.done += 1
 
-    def prefix(self):
-        if not self.total:
-            return ""
-        self.shown = max(self.shown, min(100, 100 * self.done // self.total))
-        return "[%3d%%] " % self.shown
+    def print_line(self, line, target, source, env):
+        """SCons's $PRINT_CMD_LINE_FUNC: the message with the percentage, taken and
+        printed under one lock, so that parallel jobs print them in rising order."""
+        with self.lock:
+            if self.total:
+                self.shown = max(self.shown, min(100, 100 * self.done // self.total))
+                line = "[%3d%%] %s" % (self.shown, line)
+            sys.stdout.write(line + "\n")
 
 
 def _short_path(env, node):
@@ -144,10 +154,9 @@ def generate(env):
     env["QUIET_SOURCE"] = _quiet_source
     env["QUIET_TARGET"] = _quiet_target
     progress = BuildProgress()
-    env["QUIET_PROGRESS"] = lambda target, source, env, for_signature: (
-        "" if for_signature else progress.prefix())
+    env["PRINT_CMD_LINE_FUNC"] = progress.print_line
     for name, message in MESSAGES.items():
-        env[name] = "${QUIET_PROGRESS}" + message
+        env[name] = message
     _quiet_textfile(env)
     add_progress(progress)
 

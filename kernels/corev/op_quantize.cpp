@@ -1,0 +1,163 @@
+/*
+ * quantized_decomposed::quantize_per_tensor.out for the CORE-V core: float32 to
+ * int8 (Char) or uint8 (Byte), in and out with one dim order. The quantized
+ * library's arithmetic, q = clamp(zero_point + nearbyint(float(inv_scale * x))),
+ * inv_scale = 1.0f / float(scale), is reproduced bit for bit: without an FPU on the
+ * bits (the product rounded to float, then to an integer, ties to even, in integer
+ * arithmetic); with an FPU by fmul.s and a round-to-nearest-even conversion.
+ * NaN, infinities, subnormal inputs and out-of-range products take the library's
+ * float expression. Other dtypes: the quantized library's kernel.
+ */
+#include <algorithm>
+#include <cmath>
+
+#include "corev_util.h"
+#include "portable_fallback.h"
+
+namespace corev {
+namespace native {
+
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using torch::executor::KernelRuntimeContext;
+
+namespace {
+
+/// The quantized library's expression, for the rare elements.
+int32_t quantize_generic(float inv_scale, int32_t zero_point, float x) {
+  float r = std::nearbyint(inv_scale * x);
+  if (!(r > -1e9f && r < 1e9f)) {
+    // NaN and huge values: the library casts the float to int64 first.
+    return static_cast<int32_t>(
+        std::max<int64_t>(std::min<int64_t>(static_cast<int64_t>(zero_point + r),
+                                            INT32_MAX),
+                          INT32_MIN));
+  }
+  return zero_point + static_cast<int32_t>(r);
+}
+
+#if COREV_SOFT_FLOAT
+/// nearbyint(float(inv_scale * x)) for normal or zero x; false when it cannot
+/// say (subnormal, inf, NaN, |result| >= 2^30).
+COREV_INLINE bool round_product(uint32_t ms, int32_t es, uint32_t ux, int32_t* q) {
+  const uint32_t ex = (ux >> 23) & 0xff;
+  if (ex - 1u >= 254u) {
+    if ((ux << 1) == 0) {
+      *q = 0;
+      return true;
+    }
+    return false;
+  }
+  const uint64_t p = (uint64_t)(((ux & 0x7fffff) | 0x800000)) * ms;  // 2^46..2^48
+  // p * 2^(ex + es - 300): first rounded to 24 bits (float), then to an integer.
+  const int32_t top = (p >> 47) ? 47 : 46;
+  const int32_t drop = top - 23;  // 23 or 24 bits
+  uint32_t m = (uint32_t)(p >> drop);
+  const uint32_t rest = (uint32_t)p & ((1u << drop) - 1);
+  const uint32_t half = 1u << (drop - 1);
+  if (rest > half || (rest == half && (m & 1))) {
+    ++m;  // may reach 2^24: still exact
+  }
+  const int32_t e = (int32_t)ex + es - 300 + drop;  // value = m * 2^e
+  int32_t r;
+  if (e >= 0) {
+    if (e > 5) {
+      return false;  // >= 2^28
+    }
+    r = (int32_t)(m << e);
+  } else if (e < -25) {
+    r = 0;  // < 2^-1
+  } else {
+    const int32_t sh = -e;
+    r = (int32_t)(m >> sh);
+    const uint32_t rem = m & ((1u << sh) - 1);
+    const uint32_t h = 1u << (sh - 1);
+    if (rem > h || (rem == h && (r & 1))) {
+      ++r;
+    }
+  }
+  *q = (int32_t)ux < 0 ? -r : r;  // ux carries the sign of the product
+  return true;
+}
+#endif
+
+template <typename T>
+COREV_HOT void quantize(const float* in, T* out, size_t n, float inv_scale,
+                        int32_t zero_point, int32_t qmin, int32_t qmax) {
+#if COREV_SOFT_FLOAT
+  const uint32_t us = util::bits(inv_scale);
+  const uint32_t es_biased = (us >> 23) & 0xff;
+  const bool scale_ok = es_biased - 1u < 254u;
+  const uint32_t ms = (us & 0x7fffff) | 0x800000;
+  const uint32_t sign = us & 0x80000000u;
+  const int32_t es = (int32_t)es_biased;
+  const uint32_t* x = reinterpret_cast<const uint32_t*>(in);
+  for (size_t i = 0; i < n; ++i) {
+    int32_t r;
+    int32_t q;
+    if (scale_ok && round_product(ms, es, x[i] ^ sign, &r)) {
+      q = zero_point + r;
+    } else {
+      q = quantize_generic(inv_scale, zero_point, in[i]);
+    }
+    q = q < qmin ? qmin : q;
+    q = q > qmax ? qmax : q;
+    out[i] = (T)q;
+  }
+#else
+  for (size_t i = 0; i < n; ++i) {
+    const float v = inv_scale * in[i];
+    int32_t q;
+    if (__builtin_expect(v > -1e9f && v < 1e9f, 1)) {
+#if defined(__riscv_flen)
+      int32_t r;
+      __asm__("fcvt.w.s %0, %1, rne" : "=r"(r) : "f"(v));
+      q = zero_point + r;
+#else
+      q = zero_point + (int32_t)std::nearbyint(v);
+#endif
+    } else {
+      q = quantize_generic(inv_scale, zero_point, in[i]);
+    }
+    q = q < qmin ? qmin : q;
+    q = q > qmax ? qmax : q;
+    out[i] = (T)q;
+  }
+#endif
+}
+
+}  // namespace
+
+Tensor& quantize_per_tensor_out(KernelRuntimeContext& ctx, const Tensor& input,
+                                double scale, int64_t zero_point, int64_t quant_min,
+                                int64_t quant_max, ScalarType dtype, Tensor& out) {
+  const bool byte = dtype == ScalarType::Byte;
+  const int64_t lo = byte ? 0 : -128;
+  const int64_t hi = byte ? 255 : 127;
+  if (!(util::is_float(input) && out.scalar_type() == dtype &&
+        (byte || dtype == ScalarType::Char) && quant_min >= lo &&
+        quant_max <= hi && quant_min <= quant_max && zero_point >= -(1 << 20) &&
+        zero_point <= (1 << 20) &&
+        executorch::runtime::tensors_have_same_dim_order(input, out) &&
+        executorch::runtime::resize_tensor(out, input.sizes()) ==
+            executorch::runtime::Error::Ok)) {
+    COREV_FALLBACK(ctx, out,
+                   torch::executor::native::quantize_per_tensor_out(
+                       ctx, input, scale, zero_point, quant_min, quant_max, dtype,
+                       out));
+  }
+  const float inv_scale = 1.0f / static_cast<float>(scale);
+  if (byte) {
+    quantize(input.const_data_ptr<float>(), out.mutable_data_ptr<uint8_t>(),
+             input.numel(), inv_scale, (int32_t)zero_point, (int32_t)quant_min,
+             (int32_t)quant_max);
+  } else {
+    quantize(input.const_data_ptr<float>(), out.mutable_data_ptr<int8_t>(),
+             input.numel(), inv_scale, (int32_t)zero_point, (int32_t)quant_min,
+             (int32_t)quant_max);
+  }
+  return out;
+}
+
+}  // namespace native
+}  // namespace corev

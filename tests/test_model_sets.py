@@ -1,0 +1,81 @@
+"""Model sets: `model=` names several models (a directory, a list); one invocation builds
+a firmware per model, shares what they have in common, runs them all and checks each
+against its NAME.expected.json, ending with a summary table."""
+
+import json
+import re
+import shutil
+
+import pytest
+
+from sconsrun import MODELS, scons
+
+MANIFEST = MODELS / "manifest.json"
+pytestmark = pytest.mark.skipif(not MANIFEST.is_file(), reason="test models not found "
+                                "(expected ../shared/models/manifest.json beside the repo)")
+SET = ("add", "mul_add", "int_ops")      # add.out on float (twice) and on int32
+needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
+                                reason="qemu-system-riscv32 missing (./setup.sh installs it)")
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("set")
+    manifest = json.loads(MANIFEST.read_text())
+    for name in SET:
+        shutil.copy(MODELS / manifest[name]["file"], directory / ("%s.pte" % name))
+        (directory / ("%s.inputs.json" % name)).write_text(json.dumps(manifest[name]["inputs"]))
+        (directory / ("%s.expected.json" % name)).write_text(
+            json.dumps(manifest[name]["outputs"]))
+    return directory
+
+
+@pytest.fixture(scope="module")
+def set_run(et_root, model_dir, tmp_path_factory):
+    build_dir = tmp_path_factory.mktemp("set-build")
+    result = scons("board=qemu", "corev_kernels=0", "model=%s" % model_dir, "run",
+                   build_dir=build_dir, cache=False)
+    return build_dir, result
+
+
+@needs_qemu
+def test_a_directory_of_models_runs_with_a_summary(set_run):
+    _, result = set_run
+    assert result.returncode == 0, result.stdout
+    summary = result.stdout[result.stdout.index("Summary (3 models"):]
+    for name in SET:
+        row = re.search(r"^%s\s+ok\s+(\d+\s+){5}\d+/\d+\s+ok$" % name, summary, re.M)
+        assert row, summary
+
+
+@needs_qemu
+def test_kernel_objects_are_shared_by_dtype_selection(set_run):
+    """op_add.cpp compiles once for float32 (add.pte and mul_add.pte share it: their
+    kernel keys differ only in dim order) and once for int32 (int_ops.pte): a kernel
+    compiled for one dtype selection is never linked into a model that needs another."""
+    build_dir, result = set_run
+    compiled = re.findall(r"Compiling executorch/kernels/portable/cpu/(op_\w+)\.cpp", result.stdout)
+    assert compiled.count("op_add") == 2, compiled
+    assert compiled.count("op_mul") == 2, compiled            # float (mul_add), int (int_ops)
+    assert compiled.count("op_sub") == 1, compiled
+    # The runtime core is compiled once for the three.
+    assert len(re.findall(r"Compiling executorch/runtime/executor/method\.cpp", result.stdout)) == 1
+
+
+@needs_qemu
+def test_one_wrong_expected_value_fails_the_run_naming_it(set_run, model_dir, tmp_path):
+    build_dir, _ = set_run
+    wrong = tmp_path / "set"
+    shutil.copytree(model_dir, wrong)
+    expected = json.loads((wrong / "mul_add.expected.json").read_text())
+    expected[0]["values"][3] = 0.5                       # eager PyTorch says -0.5
+    (wrong / "mul_add.expected.json").write_text(json.dumps(expected))
+    result = scons("board=qemu", "corev_kernels=0", "model=%s" % wrong, "run",
+                   build_dir=build_dir, cache=False)
+    assert result.returncode == 1, result.stdout
+    assert "Traceback" not in result.stdout
+    assert ("Run failed: outputs: output 0 differs first at index 3: expected 0.5, got -0.5 "
+            "(mul_add.expected.json)") in result.stdout, result.stdout
+    summary = result.stdout[result.stdout.index("Summary (3 models"):]
+    assert re.search(r"^mul_add\s+FAIL 1\s", summary, re.M), summary
+    assert re.search(r"^add\s+ok\s", summary, re.M), summary
