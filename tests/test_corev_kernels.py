@@ -16,16 +16,16 @@ the ExecuTorch runtime is compiled once per ISA and library.
 """
 
 import json
+import math
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from etcorev import model_io
 from sconsrun import REPO, scons
-from test_models import assert_close, parse_outputs
 
 OPS = Path(__file__).resolve().parent / "models" / "ops"
 NAMES = sorted(p.name[:-len(".pte")] for p in OPS.glob("*.pte"))
@@ -52,41 +52,20 @@ pytestmark = [
 ]
 
 
-def _has_option(name):
-    """Whether `scons -h` lists the option (no build, no tree needed)."""
-    result = subprocess.run([sys.executable, "-m", "SCons", "-Q", "-h"], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            timeout=300)
-    return re.search(r"^\s*%s\b" % re.escape(name), result.stdout, re.M) is not None
-
-
 @pytest.fixture(scope="module")
-def corev_option():
-    if not _has_option("corev_kernels"):
-        pytest.skip("the build has no corev_kernels option yet (the CORE-V kernel library "
-                    "is not wired into the build): nothing to compare")
-
-
-@pytest.fixture(scope="module")
-def build_dirs(tmp_path_factory):
-    return {"corev": tmp_path_factory.mktemp("ops-corev"),
-            "portable": tmp_path_factory.mktemp("ops-portable")}
-
-
-@pytest.fixture(scope="module")
-def qemu_runs(et_root, corev_option, build_dirs):
-    """(name, isa, library) -> the scons run's CompletedProcess, run once."""
+def set_runs(et_root, tmp_path_factory):
+    """(isa, library) -> `scons run` of every model of tests/models/ops as one model set
+    (NAME.inputs.json and NAME.expected.json beside each: the run checks the outputs
+    too), run once; one build directory, so that runs of a configuration share it."""
+    build_dir = tmp_path_factory.mktemp("ops")
     runs = {}
 
-    def run(name, isa, library):
-        key = (name, isa, library)
-        if key not in runs:
-            args = ["board=qemu", "isa=%s" % isa, "model=%s" % (OPS / ("%s.pte" % name)),
-                    "inputs=%s" % (OPS / ("%s.inputs.json" % name)), "run"]
-            if library == "portable":
-                args.insert(0, "corev_kernels=0")
-            runs[key] = scons(*args, build_dir=build_dirs[library])
-        return runs[key]
+    def run(isa, library):
+        if (isa, library) not in runs:
+            runs[isa, library] = scons("board=qemu", "isa=%s" % isa, "model=%s" % OPS,
+                                       "corev_kernels=%d" % (library == "corev"), "run",
+                                       build_dir=build_dir)
+        return runs[isa, library]
 
     return run
 
@@ -180,18 +159,38 @@ def test_export_reproduces_shipped(tmp_path):
 
 # The CORE-V kernels on both ISAs (soft float and FPU paths differ); the portable ones
 # on rv32imc.
-@pytest.mark.parametrize("isa, library", [("rv32imc", "corev"), ("rv32imfc", "corev"),
-                                          ("rv32imc", "portable")])
-@pytest.mark.parametrize("name", NAMES)
-def test_outputs_match_eager(name, isa, library, qemu_runs):
-    result = qemu_runs(name, isa, library)
+CONFIGURATIONS = [("rv32imc", "corev"), ("rv32imfc", "corev"), ("rv32imc", "portable")]
+
+
+@pytest.mark.parametrize("isa, library", CONFIGURATIONS)
+def test_outputs_match_eager(isa, library, set_runs):
+    result = set_runs(isa, library)
     assert result.returncode == 0, result.stdout
-    assert re.search(r"^Exit status: 0$", result.stdout, re.M), result.stdout
-    outputs = parse_outputs(result.stdout)
-    expected = _expected(name)
-    assert sorted(outputs) == list(range(len(expected))), result.stdout
-    for i, want in enumerate(expected):
-        dtype, shape, values = outputs[i]
-        assert (dtype, shape) == (want["dtype"], want["shape"]), "output %d" % i
-        assert_close("%s (%s, %s) output %d" % (name, isa, library, i), values,
-                     want["values"], dtype)
+    sections = re.split(r"(?m)^Cycles startup: ", result.stdout)[1:]
+    assert len(sections) == len(NAMES), result.stdout
+    for name, section in zip(NAMES, sections):              # the set runs in name order
+        assert re.search(r"^Exit status: 0$", section, re.M), section
+        outputs = model_io.parse_outputs(section)
+        expected = _expected(name)
+        assert sorted(outputs) == list(range(len(expected))), section
+        for i, want in enumerate(expected):
+            got = outputs[i]
+            assert (got.dtype, got.shape) == (want["dtype"], want["shape"]), (name, i)
+            for j, (g, e) in enumerate(zip(got.values, want["values"])):
+                ok = math.isclose(g, e, rel_tol=1e-5, abs_tol=1e-6) \
+                    if want["dtype"].startswith("float") else g == e
+                assert ok, "%s (%s, %s) output %d[%d]: got %r, expected %r" % (
+                    name, isa, library, i, j, g, e)
+
+
+@pytest.mark.parametrize("isa, library", CONFIGURATIONS)
+def test_the_corev_kernels_are_chosen_or_not(isa, library, set_runs):
+    """corev_kernels=1: every operator of these models has a CORE-V registration;
+    corev_kernels=0: none."""
+    out = set_runs(isa, library).stdout
+    corev = re.findall(r"registration/corev-\w+/RegisterCodegenUnboxedKernelsEverything\.cpp",
+                       out)
+    if library == "corev":
+        assert corev, out
+    else:
+        assert not corev and "registration/portable-" in out, out

@@ -205,7 +205,9 @@ def classify(path: str) -> str:
         return RUNNER
     if any(part.startswith("app-") for part in parts[:-1]):
         return APP
-    if "runtime" in parts[:-1] or ("et" in parts[:-1] and "core" in parts[:-1]):
+    # The kernel registry (operator_registry.o) is compiled per selection in registry/.
+    if "runtime" in parts[:-1] or "registry" in parts[:-1] or (
+            "et" in parts[:-1] and "core" in parts[:-1]):
         return CORE
     return OTHER
 

@@ -27,7 +27,6 @@ def header_lines(program, model_file, env, inputs=()):
         "#include <stddef.h>",
         "#include <stdint.h>",
         "#define RUNNER_METHOD_POOL_SIZE %d" % (env["method_pool"] or method_pool_size(method)),
-        "#define RUNNER_METHOD_POOL_OPTION %d" % bool(env["method_pool"]),
         "#define RUNNER_TEMP_POOL_SIZE %d" % (env["temp_pool"] or 1024),
         "#define RUNNER_PLANNED_POOL_SIZE %d" % sum(planned),
         "#define RUNNER_MAX_PLANNED_BUFFERS %d" % len(planned),

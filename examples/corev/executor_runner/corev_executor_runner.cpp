@@ -221,9 +221,6 @@ const char* error_name(Error error) {
     case Error::MemoryAllocationFailed: return "MemoryAllocationFailed";
     case Error::AccessFailed: return "AccessFailed";
     case Error::InvalidProgram: return "InvalidProgram";
-    case Error::DelegateInvalidCompatibility: return "DelegateInvalidCompatibility";
-    case Error::DelegateMemoryAllocationFailed: return "DelegateMemoryAllocationFailed";
-    case Error::DelegateInvalidHandle: return "DelegateInvalidHandle";
     default: return "error";
   }
 }
@@ -260,13 +257,13 @@ Error prepare_inputs(Method& method) {
     const Tensor& tensor = input.toTensor();
     void* data = tensor.mutable_data_ptr();
     if (data == nullptr) {
-      board_puts("Error: input is not memory-planned; export with planned inputs\n");
+      board_puts("Error: input not memory-planned\n");
       return Error::InvalidArgument;
     }
 #if RUNNER_NUM_INPUTS > 0
     if (i < RUNNER_NUM_INPUTS) {
       if (runner_inputs[i].size != tensor.nbytes()) {
-        board_puts("Error: the input values given to the build do not match the input's size\n");
+        board_puts("Error: input values do not match the input's size\n");
         return Error::InvalidArgument;
       }
       std::memcpy(data, runner_inputs[i].data, runner_inputs[i].size);
@@ -335,14 +332,14 @@ int main() {
   // Planned buffers are carved out of one static pool, each 16-byte aligned.
   const size_t num_planned = meta->num_memory_planned_buffers();
   if (num_planned > RUNNER_MAX_PLANNED_BUFFERS) {
-    board_puts("Error: the model has more planned buffers than the build sized for\n");
+    board_puts("Error: more planned buffers than the build sized\n");
     return 1;
   }
   size_t offset = 0;
   for (size_t i = 0; i < num_planned; ++i) {
     const size_t size = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
     if (offset + size > sizeof(planned_pool)) {
-      board_puts("Error: planned buffers exceed the pool; rebuild for this model\n");
+      board_puts("Error: planned buffers exceed the pool\n");
       return 1;
     }
     planned_spans[i] = Span<uint8_t>(planned_pool + offset, size);
@@ -357,11 +354,8 @@ int main() {
   Result<Method> method = program->load_method(*method_name, &memory_manager);
   if (!method.ok()) {
     return fail("load_method", method.error(),
-                method.error() != Error::MemoryAllocationFailed ? nullptr
-                : RUNNER_METHOD_POOL_OPTION
-                    ? "the method pool (method_pool=) is too small for this model"
-                    : "the method pool sized from the model is too small: set a larger "
-                      "method_pool=");
+                method.error() == Error::MemoryAllocationFailed
+                    ? "method pool too small: raise method_pool=" : nullptr);
   }
   print_cycles("method load", board_cycles() - start);
 
@@ -378,7 +372,7 @@ int main() {
   // A method that gives nothing is a failure, not a silent success.
   if (method->outputs_size() == 0 || method->outputs_size() != RUNNER_NUM_OUTPUTS) {
     return fail("reading outputs", Error::InvalidProgram,
-                "the method's output list does not match the model the build read");
+                "outputs differ from the model's");
   }
   start = board_cycles();
   for (size_t i = 0; i < method->outputs_size(); ++i) print_output(i, method->get_output(i));
