@@ -47,7 +47,7 @@ from etcorev import load_module, settings  # noqa: E402
 from machine import machine_rows, print_rows  # noqa: E402
 
 COMPILED = re.compile(r"^\[\s*\d+%\] (Compiling|Assembling) ", re.M)
-RETRIEVED = re.compile(r"^Retrieved `.*' from cache$", re.M)
+RETRIEVED = re.compile(r"^(\[\s*\d+%\] )?Retrieved `.*' from cache$", re.M)
 CACHES = ("none", "cold", "warm")
 
 

@@ -52,7 +52,8 @@ def build_twice(tmp_path, outside, *options):
 def test_second_checkout_retrieves_everything_and_names_its_own_paths(tmp_path, outside):
     first_top, first_dir, _, second_dir, second = build_twice(tmp_path, outside, APP)
     assert not WORK.findall(second.stdout), second.stdout
-    assert re.search(r"^Retrieved `.*cxx_smoke\.map' from cache$", second.stdout, re.M), \
+    assert re.search(r"^(\[\s*\d+%\] )?Retrieved `.*cxx_smoke\.map' from cache$", second.stdout,
+                     re.M), \
         second.stdout
     assert files_naming(second_dir, [first_top, first_dir]) == []
     maps = [next(Path(d).glob("*/app-cxx_smoke/cxx_smoke.map")) for d in (first_dir, second_dir)]
