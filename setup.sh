@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-APT_PACKAGES="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
+APT_PACKAGES="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch
   gcc-12-source flatbuffers-compiler libflatbuffers-dev python3-venv xz-utils make xxd
   ccache distcc icecc"
 if [ -n "$corev_gcc" ]; then

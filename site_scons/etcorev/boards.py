@@ -7,6 +7,10 @@ A board module defines:
                        a region named "model" holds an external model
     run_command(elf, hexfile, env) -> [argv] or None   how `scons run` runs firmware
     parse_run(output, returncode) -> RunResult         exit status and cycles
+    debug_command(elf, hexfile, env, workdir, port, model) -> [argv] or None
+                       (optional) the simulator halted with a gdb server on 127.0.0.1:port,
+                       for `scons debug`; boards without one say why in NO_DEBUG_MESSAGE
+    COUNTER_UNIT       (optional) what board_cycles() counts there: "cycles" (default)
 """
 
 import os

@@ -236,6 +236,7 @@ class Method:
     delegates: List[str]  # backend ids
     num_values: int = 0
     num_instructions: int = 0
+    num_chains: int = 0
     inputs: List[ValueSpec] = field(default_factory=list)
     outputs: List[ValueSpec] = field(default_factory=list)
 
@@ -533,6 +534,7 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
         delegates=delegates,
         num_values=len(values),
         num_instructions=num_instructions,
+        num_chains=len(chains) if chains is not None else 0,
         inputs=specs("inputs"),
         outputs=specs("outputs"),
     )

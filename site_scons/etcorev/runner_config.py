@@ -37,7 +37,13 @@ def header_lines(program, model_file, env, inputs=()):
         "#define RUNNER_VERIFICATION Program::Verification::%s"
         % ("InternalConsistency" if env["BUILD_TYPE"] == "Debug" else "Minimal"),
         "#define RUNNER_NUM_INPUTS %d" % len(inputs),
+        "#define RUNNER_PROFILE %d" % bool(env.get("profile")),
     ]
+    if env.get("profile"):
+        # The cycle tracer's tables (cycle_tracer.h), sized for the method.
+        lines += ["#define RUNNER_PROFILE_MAX_%s %d" % (name, max(1, count)) for name, count in (
+            ("OPERATORS", len(method.operators)), ("DELEGATES", len(method.delegates)),
+            ("CHAINS", method.num_chains), ("INSTRUCTIONS", method.num_instructions))]
     if inputs:
         lines.append("struct RunnerInput { const uint8_t* data; size_t size; };")
         for i, data in enumerate(inputs):

@@ -13,7 +13,7 @@ the executorch tool); each model's own files are in <variant>/<model>/:
     executor_runner.elf    with .hex, .map, .size.txt (the firmware tool)
 
 Options read: model, ops, kernels, corev_kernels, inputs, expected, num_executions,
-method_pool, temp_pool, clock_hz, model_align, embed, model_placement, install_dir.
+method_pool, temp_pool, clock_hz, model_align, embed, model_placement, install_dir, profile.
 """
 
 import os

@@ -317,6 +317,9 @@ def generate(env):
                ("ET_ENABLE_PROGRAM_VERIFICATION", 1 if env["BUILD_TYPE"] == "Debug" else 0)]
     if env["logging"] != "Off":
         defines.append(("ET_MIN_LOG_LEVEL", env["logging"]))   # a token: Debug, Info, ...
+    if env.get("profile"):
+        # The runtime's profiling events (method.cpp, program.cpp) for the runner's tracer.
+        defines.append("ET_EVENT_TRACER_ENABLED")
     if version != "1.0.0":
         defines.append(("ET_ENABLE_DEPRECATED_CONSTANT_BUFFER", 0))
     env.Append(

@@ -1,5 +1,6 @@
 """`scons run`: run each firmware on the board's simulator, print its output and cycles,
-check its outputs, and end with the program's exit status.
+check its outputs, and end with the program's exit status. With profile=1, a table of
+the cycles per operator follows each run (etcorev.profile).
 
 QEMU (board=qemu) and the CV32E40P Verilator testbench (board=cv32e40p, with
 verilator_model= set) say how a program ended differently; the board module parses it.
@@ -19,7 +20,7 @@ import tempfile
 import SCons.Errors
 from SCons.Action import Action
 
-from etcorev import memory_usage, model_io
+from etcorev import memory_usage, model_io, profile, traps
 
 PHASES = ("startup", "program load", "method load", "execute", "output")
 TIMEOUT_STATUS = 124          # what coreutils' timeout returns
@@ -79,7 +80,12 @@ def _run(target, source, env):
         sys.stdout.write(text)
         if cycles is not None:
             print("Cycles: %d" % cycles)
-        problem = (note or "the program exited with status %d" % status) if status else None
+        if env.get("profile") and firmware.get("model") is not None:
+            print(_profile_table(firmware, text, env))
+        problem = None
+        if status:
+            problem = (traps.describe(text, str(firmware["elf"])) or note
+                       or "the program exited with status %d" % status)
         check = None
         if not status:
             check = _check_outputs(firmware, text, env)
@@ -97,6 +103,14 @@ def _run(target, source, env):
         raise ProgramExit(node=target[0], errstr="%s (exit status %d)" % failed,
                           status=failed[1])
     return 0
+
+
+def _profile_table(firmware, text, env):
+    """profile=1: operators, calls, cycles (instructions on QEMU) and shares of execute."""
+    board = env["BOARD_MODULE"]
+    return "\nProfile of %s on %s\n%s\n" % (
+        firmware["model"].name, board.NAME,
+        profile.table(profile.parse(text), getattr(board, "COUNTER_UNIT", "cycles")))
 
 
 def _row(firmware, status, text, check, problem):

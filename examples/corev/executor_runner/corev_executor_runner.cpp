@@ -22,6 +22,9 @@
 
 #include "board.h"
 #include "runner_config.h"  // generated: pool sizes, inputs, number of executions
+#if RUNNER_PROFILE
+#include "cycle_tracer.h"
+#endif
 
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
@@ -52,6 +55,14 @@ NOINIT uint8_t method_pool[RUNNER_METHOD_POOL_SIZE];
 NOINIT uint8_t temp_pool[RUNNER_TEMP_POOL_SIZE > 0 ? RUNNER_TEMP_POOL_SIZE : 1];
 NOINIT uint8_t planned_pool[RUNNER_PLANNED_POOL_SIZE > 0 ? RUNNER_PLANNED_POOL_SIZE : 1];
 Span<uint8_t> planned_spans[RUNNER_MAX_PLANNED_BUFFERS > 0 ? RUNNER_MAX_PLANNED_BUFFERS : 1];
+
+#if RUNNER_PROFILE
+// profile=1: cycles per operator and per load phase (cycle_tracer.h).
+corev::CycleTracer tracer;
+#define RUNNER_EVENT_TRACER (&tracer)
+#else
+#define RUNNER_EVENT_TRACER nullptr
+#endif
 
 // ---- output printing without printf's floating point (and without 64-bit division)
 
@@ -311,13 +322,23 @@ int main() {
   }
   uint32_t model_size;
   std::memcpy(&model_size, __model_origin + 4, sizeof model_size);
-  BufferDataLoader loader(__model_origin + 16, model_size);
+  const uint8_t* const model_data = __model_origin + 16;
+  BufferDataLoader loader(model_data, model_size);
 #else
-  BufferDataLoader loader(model_pte, model_pte_size);
+  const uint8_t* const model_data = model_pte;
+  BufferDataLoader loader(model_data, model_pte_size);
 #endif
+  (void)model_data;
 
+#if RUNNER_PROFILE
+  // Program::load takes no event tracer: the runner times it as a phase of its own.
+  auto load_event = tracer.start_profiling("Program::load");
+#endif
   uint64_t start = board_cycles();
   Result<Program> program = Program::load(&loader, RUNNER_VERIFICATION);
+#if RUNNER_PROFILE
+  tracer.end_profiling(load_event);
+#endif
   if (!program.ok()) {
     return fail("Program::load", program.error(),
                 program.error() == Error::InvalidProgram ? "the model is corrupt" : nullptr);
@@ -326,6 +347,11 @@ int main() {
 
   Result<const char*> method_name = program->get_method_name(0);
   if (!method_name.ok()) return fail("get_method_name", method_name.error());
+#if RUNNER_PROFILE
+  if (!tracer.attach(model_data, *method_name)) {
+    board_puts("Profile warning: the method's tables are larger than the build sized for\n");
+  }
+#endif
   Result<MethodMeta> meta = program->method_meta(*method_name);
   if (!meta.ok()) return fail("method_meta", meta.error());
 
@@ -351,7 +377,7 @@ int main() {
   MemoryManager memory_manager(&method_allocator, &planned_memory, &temp_allocator);
 
   start = board_cycles();
-  Result<Method> method = program->load_method(*method_name, &memory_manager);
+  Result<Method> method = program->load_method(*method_name, &memory_manager, RUNNER_EVENT_TRACER);
   if (!method.ok()) {
     return fail("load_method", method.error(),
                 method.error() == Error::MemoryAllocationFailed
@@ -368,6 +394,9 @@ int main() {
     print_cycles("execute", board_cycles() - start);
     temp_allocator.reset();
   }
+#if RUNNER_PROFILE
+  tracer.print();
+#endif
 
   // A method that gives nothing is a failure, not a silent success.
   if (method->outputs_size() == 0 || method->outputs_size() != RUNNER_NUM_OUTPUTS) {

@@ -36,6 +36,7 @@ _start:
     la t0, __trap_entry
 #endif
     csrw mtvec, t0
+    csrw mscratch, zero     /* no trap being reported (__trap_entry) */
 
 #ifdef __riscv_flen
     /* An FPU (isa=rv32imfc) is off after reset: set mstatus.FS to Initial. */
@@ -104,14 +105,53 @@ _start:
 11: j 11b
     .size _start, . - _start
 
-    /* Any trap or interrupt: report it and end the program. */
+    /* Any trap or interrupt: report it and end the program (board_trap). The report
+       relies on nothing of the program's state: gp and sp are set anew, and the
+       program's sp and ra are passed on for the report. mscratch is 0 until a trap:
+       a trap while reporting one (the handler's code overwritten, the console faulting)
+       must not loop through here for ever, silently: it ends the program at once. */
     .balign 4
     .globl __trap_entry
 __trap_entry:
+    csrrwi t0, mscratch, 1
+    bnez t0, __trap_in_trap
+    mv t0, sp
+    .option push
+    .option norelax
+    la gp, __global_pointer$
+    .option pop
     la sp, __stack_top
     csrr a0, mcause
     csrr a1, mepc
     csrr a2, mtval
+    mv a3, ra
+    mv a4, t0
     call board_trap
 12: j 12b
+
+    /* A trap in the trap handler: a fixed message and exit status 128 + the cause,
+       with the board's devices only. */
+__trap_in_trap:
+    la t0, __trap_in_trap_message
+    li t1, BOARD_CONSOLE_ADDR
+13: lbu t2, 0(t0)
+    beqz t2, 14f
+    sb t2, 0(t1)
+    addi t0, t0, 1
+    j 13b
+14: csrr t0, mcause
+    andi t0, t0, 0x7f
+    addi t0, t0, 128
+    li t1, BOARD_EXIT_ADDR
+#ifdef BOARD_EXIT_SIFIVE_TEST
+    slli t0, t0, 16
+    li t2, 0x3333
+    or t0, t0, t2
+#endif
+    sw t0, 0(t1)
+15: j 15b
+    .size __trap_entry, . - __trap_entry
+__trap_in_trap_message:
+    .asciz "\ntrap: a trap in the trap handler\n"
+    .balign 4
     .option pop

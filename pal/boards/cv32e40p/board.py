@@ -18,6 +18,9 @@ DEFINES = [
     "BOARD_VECTORS_FIRST",
 ]
 
+# The core's mcycle: what profile tables count.
+COUNTER_UNIT = "cycles"
+
 MiB = 1024 * 1024
 # An external model sits in the top MiB, below the 16 KiB the debug unit maps onto.
 MODEL_ORIGIN = 3 * MiB
@@ -52,6 +55,13 @@ def run_command(elf, hexfile, env, workdir, model=None):
     if env.get("max_cycles"):
         argv.append("+maxcycles=%d" % env["max_cycles"])
     return argv
+
+
+# No debug_command: the testbench drives the core's debug request low and has no
+# JTAG/DMI transport or gdb server.
+NO_DEBUG_MESSAGE = (
+    "board=cv32e40p: the Verilator testbench has no debug port (no JTAG or gdb server); "
+    "use scons debug board=qemu.")
 
 
 # "TOP.tb_top_verilator @ 1234560: EXIT SUCCESS" or, for non-zero values,

@@ -18,6 +18,9 @@ DEFINES = [
     "BOARD_EXIT_SIFIVE_TEST",
 ]
 
+# With -icount shift=0 mcycle counts instructions: what profile tables count.
+COUNTER_UNIT = "instructions"
+
 MiB = 1024 * 1024
 RAM_ORIGIN = 0x80000000
 RAM_MIB = 64
@@ -45,6 +48,14 @@ def run_command(elf, hexfile, env, workdir, model=None):
         # The external model's raw image goes to the model region by QEMU's loader.
         argv += ["-device", "loader,file=%s,addr=0x%x,force-raw=on" % (os.path.abspath(model[1]), MODEL_ORIGIN)]
     return argv
+
+
+def debug_command(elf, hexfile, env, workdir, port, model=None):
+    """`scons debug`: QEMU halted at the first instruction, its gdb server on 127.0.0.1."""
+    argv = run_command(elf, hexfile, env, workdir, model)
+    if argv is None:
+        return None
+    return argv + ["-S", "-gdb", "tcp:127.0.0.1:%d" % port]
 
 
 def parse_run(output, returncode):
