@@ -27,7 +27,8 @@ while [ $# -gt 0 ]; do
 done
 
 APT_PACKAGES="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch
-  gcc-12-source flatbuffers-compiler libflatbuffers-dev python3-venv xz-utils make xxd"
+  gcc-12-source flatbuffers-compiler libflatbuffers-dev python3-venv xz-utils make xxd
+  ccache distcc icecc"
 if [ -n "$corev_gcc" ]; then
   # CORE-V GCC's sources and what building a cross GCC needs on the host.
   APT_PACKAGES="$APT_PACKAGES binutils-source newlib-source libgmp-dev libmpfr-dev

@@ -5,13 +5,22 @@ import os
 import SCons.CacheDir
 import SCons.Util
 
+# Stands for the build directory in the linker maps kept in the cache.
+BUILD_DIR_PLACEHOLDER = b"@COREV_ET_BUILD_DIR@"
+
 
 class BuildDirCache(SCons.CacheDir.CacheDir):
     """SCons keys a cached file by its inputs and its path from the top directory, so
     build_dir=out/a and build_dir=out/b, or two checkouts with an absolute build_dir,
     never share. This keys files inside $BUILD_DIR by their path within it (the
     variant directory and below) instead; the path stays in the key because the
-    targets of one action (ELF and map) have the same inputs."""
+    targets of one action (ELF and map) have the same inputs.
+
+    A linker map names the objects it linked by their paths, absolute when the build
+    directory is outside the checkout: a map linked in out/a and retrieved into out/b
+    would name out/a's objects. Maps go into the cache with the build directory
+    replaced by a placeholder, and come out with this build's directory in its place.
+    (Objects and images name no build directory: -ffile-prefix-map maps it.)"""
 
     build_dir = None          # set by use_cache()
 
@@ -34,6 +43,29 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
             sig = self.signatures[node] = SCons.Util.hash_collect(sigs)
         cachedir = os.path.join(self.path, sig[:self.config["prefix_len"]].upper())
         return cachedir, os.path.join(cachedir, sig)
+
+    def _is_map(self, path):
+        path = os.path.abspath(path)
+        return path.endswith(".map") and path.startswith(self.build_dir + os.sep)
+
+    def _copy_replacing(self, src, dst, old, new):
+        with open(src, "rb") as f:
+            data = f.read()
+        with open(dst, "wb") as f:
+            f.write(data.replace(old, new))
+        return dst
+
+    def copy_to_cache(self, env, src, dst):
+        if not self._is_map(src):
+            return super().copy_to_cache(env, src, dst)
+        here = (self.build_dir + os.sep).encode()
+        return self._copy_replacing(src, dst, here, BUILD_DIR_PLACEHOLDER + os.sep.encode())
+
+    def copy_from_cache(self, env, src, dst):
+        if not self._is_map(dst):
+            return super().copy_from_cache(env, src, dst)
+        here = (self.build_dir + os.sep).encode()
+        return self._copy_replacing(src, dst, BUILD_DIR_PLACEHOLDER + os.sep.encode(), here)
 
 
 def use_cache(env, cache_dir, build_dir):

@@ -8,7 +8,7 @@ METAVARS = {"model": "PATH", "inputs": "PATH", "app": "DIR", "executorch": "DIR"
             "verilator_model": "PATH", "build_dir": "DIR", "cache": "DIR",
             "toolchain": "PREFIX", "ops": "model|all|OP,...", "kernels": "DIR,...",
             "method_pool": "N", "temp_pool": "N", "install_dir": "DIR",
-            "inspect_against": "ELF"}
+            "inspect_against": "ELF", "launcher": "ccache|distcc|icecc|COMMAND"}
 
 
 def option_error(error):
@@ -137,6 +137,16 @@ def PathOption(key, help, default):
         if bad:
             _refuse(key, value, "the path contains %s, which SCons and the shell would "
                     "interpret; rename or move it" % " and ".join("'%s'" % c for c in bad))
+    return Option((key, help, default, validate, None))
+
+
+def CommandOption(key, help, default):
+    """A command with its arguments (split as a shell would; SCons would substitute $)."""
+    def validate(key, value, env):
+        bad = sorted({c for c in str(value) if c in "$`"})
+        if bad:
+            _refuse(key, value, "the command contains %s, which SCons and the shell would "
+                    "interpret" % " and ".join("'%s'" % c for c in bad))
     return Option((key, help, default, validate, None))
 
 

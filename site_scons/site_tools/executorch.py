@@ -208,8 +208,12 @@ def ExecuTorchKernels(env, plan, made=None):
         if kernel_set.kind == "corev":
             lib_env.Append(CCFLAGS=env.get("COREV_KERNEL_CCFLAGS", []))
         selection = kernel_set.selection
-        reg_dir = _in(env, "registration", "%s-%s" % (
-            kernel_set.name, _digest([selection, kernel_set.yamls])))
+        # Yamls inside the checkout (kernels/corev) by their path in it: the directory
+        # name, part of every cache key below it, is then the same in every checkout.
+        top = env.Dir("#").abspath
+        yamls = [(flag, os.path.relpath(path, top) if path.startswith(top + os.sep) else path)
+                 for flag, path in kernel_set.yamls]
+        reg_dir = _in(env, "registration", "%s-%s" % (kernel_set.name, _digest([selection, yamls])))
 
         def registration(reg_dir=reg_dir, lib_env=lib_env, kernel_set=kernel_set):
             oplist = env.ETOplist(os.path.join(reg_dir, "selected_operators.yaml"),

@@ -42,7 +42,13 @@ def _write_xxd(target, source, env):
 
 
 def _incbin_source(env, pte):
-    path = os.path.abspath(str(pte)).replace("\\", "\\\\").replace('"', '\\"')
+    # The assembler runs in the top directory: a model inside the checkout is named
+    # relative to it, so the generated source (and the object, cached) is the same in
+    # every checkout.
+    path, top = pte.abspath, env.Dir("#").abspath
+    if path.startswith(top + os.sep):
+        path = os.path.relpath(path, top)
+    path = path.replace("\\", "\\\\").replace('"', '\\"')
     return "\n".join([
         "/* Generated: the model, linked in as data. */",
         '    .section %s, "a", @progbits' % env["MODEL_SECTION"],

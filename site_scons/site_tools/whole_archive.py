@@ -13,7 +13,9 @@ from $WHOLE_ARCHIVE_LIBS, and the archives stay dependencies of the program.
 def _whole_archive_flags(libs, target, source, env, for_signature):
     if not libs:
         return ""
-    return ["-Wl,--whole-archive"] + [str(lib) for lib in libs] + ["-Wl,--no-whole-archive"]
+    # Nodes, not their paths: SCons puts paths in the command and only names in the
+    # signature, so the link's cache entry serves every build directory.
+    return ["-Wl,--whole-archive"] + list(libs) + ["-Wl,--no-whole-archive"]
 
 
 def _emit_dependencies(target, source, env):

@@ -1,0 +1,76 @@
+"""One SCons cache (cache=DIR) shared by two checkouts, as CI machines or colleagues share
+one: the second checkout's build retrieves what the first built, compiles nothing, and
+what it retrieves names its own paths, not the first checkout's or build directory's.
+Build directories inside each checkout (build_dir=build) and outside both."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from sconsrun import scons
+from test_cli import copy_worktree
+
+APP = "app=tests/fixtures/cxx_smoke"
+WORK = re.compile(r"^\[\s*\d+%\] (Compiling|Assembling|Linking|Archiving) (\S+)", re.M)
+
+
+def checkouts(tmp_path, outside):
+    """Two checkouts and a build directory for each: (top, build_dir) pairs."""
+    pairs = []
+    for name in ("first", "second"):
+        top = copy_worktree(tmp_path / ("checkout-" + name))
+        build_dir = tmp_path / ("builds-" + name) if outside else top / "build"
+        pairs.append((top, build_dir))
+    return pairs
+
+
+def files_naming(directory, paths):
+    """Files under directory (not SCons's own database and lock) that contain one of the
+    paths, with the path each names."""
+    found = []
+    for file in Path(directory).rglob("*"):
+        if file.is_file() and not file.name.startswith((".sconsign", ".lock")):
+            data = file.read_bytes()
+            found += [(str(file.relative_to(directory)), p) for p in paths
+                      if (str(p) + "/").encode() in data]
+    return found
+
+
+def build_twice(tmp_path, outside, *options):
+    (first_top, first_dir), (second_top, second_dir) = checkouts(tmp_path, outside)
+    cache = "cache=%s" % (tmp_path / "cache")
+    first = scons(*options, cache, build_dir=first_dir, cwd=first_top)
+    assert first.returncode == 0, first.stdout
+    assert "Compiling" in first.stdout
+    second = scons(*options, cache, build_dir=second_dir, cwd=second_top)
+    assert second.returncode == 0, second.stdout
+    return first_top, first_dir, second_top, second_dir, second
+
+
+@pytest.mark.parametrize("outside", [False, True], ids=["build-dirs-inside", "build-dirs-outside"])
+def test_second_checkout_retrieves_everything_and_names_its_own_paths(tmp_path, outside):
+    first_top, first_dir, _, second_dir, second = build_twice(tmp_path, outside, APP)
+    assert not WORK.findall(second.stdout), second.stdout
+    assert re.search(r"^(\[\s*\d+%\] )?Retrieved `.*cxx_smoke\.map' from cache$", second.stdout,
+                     re.M), \
+        second.stdout
+    assert files_naming(second_dir, [first_top, first_dir]) == []
+    maps = [next(Path(d).glob("*/app-cxx_smoke/cxx_smoke.map")) for d in (first_dir, second_dir)]
+    if outside:
+        # The link names objects by absolute paths: each map its own build directory's.
+        assert ("%s/" % second_dir) in maps[1].read_text()
+    # Otherwise the maps are the same: the objects' paths are relative to the checkout.
+    assert maps[0].read_text().replace(str(first_dir), str(second_dir)) == maps[1].read_text()
+    hexes = [next(Path(d).glob("*/app-cxx_smoke/cxx_smoke.hex")).read_bytes()
+             for d in (first_dir, second_dir)]
+    assert hexes[0] == hexes[1]
+
+
+def test_second_checkout_retrieves_the_runner(et_root, tmp_path):
+    first_top, first_dir, _, second_dir, second = build_twice(tmp_path, True, "board=qemu")
+    assert not WORK.findall(second.stdout), second.stdout
+    assert files_naming(second_dir, [first_top, first_dir]) == []
+    elfs = [list(Path(d).glob("*/add/executor_runner.elf")) for d in (first_dir, second_dir)]
+    assert len(elfs[0]) == len(elfs[1]) == 1
+    assert elfs[0][0].read_bytes() == elfs[1][0].read_bytes()
