@@ -160,8 +160,10 @@ def configure(env):
         ARFLAGS=["rcsD"],
         RANLIBFLAGS=["-D"],
         BUILD_TYPE=kind,
-        # For programs that print numbers themselves: a printf without floating point
-        # (picolibc's integer-only variant; newlib-nano's printf has none anyway).
+        # printf with floating point for programs in general (newlib-nano leaves it out
+        # unless asked), without it for programs that print numbers themselves (the
+        # runner: picolibc's integer-only variant, newlib-nano's default).
+        PRINTF_LINKFLAGS=[] if picolibc else ["-u", "_printf_float"],
         INTEGER_PRINTF_LINKFLAGS=["-DPICOLIBC_INTEGER_PRINTF_SCANF"] if picolibc else [],
     )
     target_flags = _isa_flags(env["isa"]) + [
@@ -179,7 +181,7 @@ def configure(env):
                   "-fno-asynchronous-unwind-tables", "-fno-unwind-tables",
                   "-fno-threadsafe-statics"],
         CPPDEFINES=opt_defines,
-        LINKFLAGS=target_flags + opt_flags + ["-nostartfiles", "-static"]
+        LINKFLAGS=target_flags + opt_flags + ["-nostartfiles", "-static", "$PRINTF_LINKFLAGS"]
         # auto: LTRANS jobs in parallel, without lto-wrapper's warning on each link.
         + (["-flto=auto"] if lto_enabled(env) else []),
         LIBS=["stdc++", "m"],

@@ -210,7 +210,8 @@ def test_cache_shared_between_build_dirs(tmp_path):
     assert first.returncode == 0 and "Compiling" in first.stdout, first.stdout
     second = scons(APP, "cache=%s" % cache, build_dir=tmp_path / "two")
     assert second.returncode == 0, second.stdout
-    assert re.search(r"^Retrieved `.*/main\.o' from cache$", second.stdout, re.M), second.stdout
+    assert re.search(r"^(\[\s*\d+%\] )?Retrieved `.*/main\.o' from cache$", second.stdout,
+                     re.M), second.stdout
     assert "Compiling" not in second.stdout
     hexes = [next((tmp_path / d).glob("*/app-cxx_smoke/cxx_smoke.hex")).read_bytes()
              for d in ("one", "two")]

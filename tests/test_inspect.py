@@ -207,7 +207,10 @@ MUL_ADD = REPO / "examples" / "models" / "mul_add.pte"
 @pytest.fixture(scope="module")
 def add_build(et_root, tmp_path_factory):
     build_dir = tmp_path_factory.mktemp("inspect-et")
-    result = scons("board=qemu", "model=%s" % ADD, "inspect", build_dir=build_dir)
+    # The portable kernels: their library is kernels_portable (the CORE-V kernels'
+    # would be kernels_corev).
+    result = scons("board=qemu", "corev_kernels=0", "model=%s" % ADD, "inspect",
+                   build_dir=build_dir)
     assert result.returncode == 0, result.stdout
     return result, build_dir, variant(build_dir, VARIANT) / "add"
 
@@ -254,7 +257,7 @@ def test_add_picture(add_build):
 def test_growth_from_add_to_mul_add(add_build):
     _, build_dir, add_dir = add_build
     add_elf = add_dir / "executor_runner.elf"
-    result = scons("board=qemu", "model=%s" % MUL_ADD, "inspect",
+    result = scons("board=qemu", "corev_kernels=0", "model=%s" % MUL_ADD, "inspect",
                    "inspect_against=%s" % add_elf, build_dir=build_dir)
     assert result.returncode == 0, result.stdout
     growth_text = result.stdout.split("Growth against", 1)[1]

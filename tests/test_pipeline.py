@@ -16,7 +16,7 @@ needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
 
 
 def objcopy(output_format, elf, out):
-    """The toolchain's own objcopy: the reference for our ELF outputs."""
+    """GNU objcopy (binutils 2.40 in both toolchains): the reference for our ELF outputs."""
     tool = shutil.which("riscv64-unknown-elf-objcopy") or shutil.which("riscv32-corev-elf-objcopy")
     subprocess.run([tool, "-O", output_format, str(elf), str(out)], check=True)
     return out.read_bytes()
@@ -59,11 +59,11 @@ def test_cxx_fixture_links_for_cv32e40p(build_dir, toolchain):
         assert (variant / name).is_file(), name
 
 
-def test_hex_equals_objcopy(build_dir):
-    result = scons("board=cv32e40p", "app=tests/fixtures/cxx_smoke", build_dir=build_dir)
+def test_hex_equals_objcopy(tmp_path):
+    result = scons("board=cv32e40p", "app=tests/fixtures/cxx_smoke", build_dir=tmp_path)
     assert result.returncode == 0, result.stdout
-    variant = only_variant(build_dir, "cv32e40p-release-logoff-rv32imc-") / "app-cxx_smoke"
-    reference = objcopy("verilog", variant / "cxx_smoke.elf", build_dir / "objcopy.hex")
+    variant = only_variant(tmp_path, "cv32e40p-release-logoff-rv32imc-") / "app-cxx_smoke"
+    reference = objcopy("verilog", variant / "cxx_smoke.elf", tmp_path / "objcopy.hex")
     assert (variant / "cxx_smoke.hex").read_bytes() == reference
 
 

@@ -50,7 +50,7 @@ def abandon():
         os.remove(os.path.join(build_dir, LOCK_NAME))
         if made:
             try:
-                os.removedirs(build_dir)
+                os.rmdir(build_dir)
             except OSError:            # not empty: keep it
                 pass
 

@@ -85,7 +85,7 @@ def _firmware(env, model, plan, runtime, backend, sources, made):
         model_objects = []
         model_image = env.ModelImage(base + ".model", model.path)
     # The runner prints numbers itself, without printf's floating point.
-    firmware = env.Clone(LINKFLAGS=env["LINKFLAGS"] + env["INTEGER_PRINTF_LINKFLAGS"]).Firmware(
+    firmware = env.Clone(PRINTF_LINKFLAGS=env["INTEGER_PRINTF_LINKFLAGS"]).Firmware(
         base, runner_objects + kernels["registry"] + model_objects,
         whole_archive=whole_archive, libs=kernel_libs + runtime["core"])
     firmware["model"] = model
