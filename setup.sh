@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 done
 
 APT_PACKAGES="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch
-  gcc-12-source flatbuffers-compiler libflatbuffers-dev python3-venv xz-utils make xxd
+  gcc-12-source flatbuffers-compiler libflatbuffers-dev python3-venv xz-utils make xxd zstd
   ccache distcc icecc"
 if [ -n "$corev_gcc" ]; then
   # CORE-V GCC's sources and what building a cross GCC needs on the host.

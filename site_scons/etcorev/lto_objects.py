@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import subprocess
 import struct
 import zlib
 from collections import defaultdict
@@ -134,6 +135,25 @@ def _uleb128(n: int) -> bytes:
 _INTERNAL_MANGLING = re.compile(r"^_Z(?:Z|L|.*_GLOBAL__N_|.*L\d)")
 
 
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def _decompress(data: bytes) -> bytes:
+    """An LTO section's bytes: GCC compresses them with zlib or, when it was built with
+    libzstd (CORE-V GCC from set-up is), zstd, which Python's standard library lacks:
+    the zstd command does it. What cannot be decompressed is searched as it is."""
+    if data[:4] == ZSTD_MAGIC:
+        try:
+            return subprocess.run(["zstd", "-d", "-c", "-q"], input=data, capture_output=True,
+                                  check=True).stdout
+        except (OSError, subprocess.CalledProcessError):
+            return data
+    try:
+        return zlib.decompress(data)
+    except zlib.error:
+        return data
+
+
 class LtoIndex:
     """Which LTO object defined a name, in link order (first definition wins).
 
@@ -186,10 +206,7 @@ class LtoIndex:
 
     def _declarations(self, i: int) -> bytes:
         if i not in self._decls:
-            try:
-                self._decls[i] = b"".join(zlib.decompress(d) for d in self.objects[i].decls)
-            except zlib.error:                     # zstd, or not compressed
-                self._decls[i] = b"".join(self.objects[i].decls)
+            self._decls[i] = b"".join(_decompress(d) for d in self.objects[i].decls)
         return self._decls[i]
 
     def lookup(self, name: str) -> Optional[str]:
