@@ -3,18 +3,36 @@
 import os
 
 import SCons.CacheDir
+import SCons.Script
 import SCons.Util
 
 # Stands for the build directory in the linker maps kept in the cache.
 BUILD_DIR_PLACEHOLDER = b"@COREV_ET_BUILD_DIR@"
+# Stands for the variant directory in the actions that key the cache.
+VARIANT_PLACEHOLDER = b"@COREV_ET_VARIANT@"
+
+
+def _spellings(directory):
+    """How commands name a directory: absolute, or relative to the top directory when
+    it is inside it (SCons runs commands there)."""
+    forms = [directory.encode()]
+    top = SCons.Script.Dir("#").abspath
+    if directory.startswith(top + os.sep):
+        forms.append(os.path.relpath(directory, top).encode())
+    return forms
 
 
 class BuildDirCache(SCons.CacheDir.CacheDir):
-    """SCons keys a cached file by its inputs and its path from the top directory, so
-    build_dir=out/a and build_dir=out/b, or two checkouts with an absolute build_dir,
-    never share. This keys files inside $BUILD_DIR by their path within it (the
-    variant directory and below) instead; the path stays in the key because the
-    targets of one action (ELF and map) have the same inputs.
+    """SCons keys a cached file by its inputs, its action and its path from the top
+    directory, so build_dir=out/a and build_dir=out/b, or two checkouts with an absolute
+    build_dir, never share, and neither do two variants whose commands differ only in
+    the variant directory they name (-I<variant>/et/gen). This keys a file inside
+    $BUILD_DIR by its path within its variant directory, and its action with the
+    variant directory replaced by a placeholder: a core object compiled the same way
+    for board=qemu and board=cv32e40p, or for corev_kernels=0 and 1, is compiled once.
+    What the action reads from the variant directory (generated headers) is among the
+    inputs, by content. The path stays in the key because the targets of one action
+    (ELF and map) have the same inputs.
 
     A linker map names the objects it linked by their paths, absolute when the build
     directory is outside the checkout: a map linked in out/a and retrieved into out/b
@@ -34,12 +52,17 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
         sig = self.signatures.get(node)
         if sig is None:
             path = node.get_abspath()
+            action = node.get_contents_sig()
             if path.startswith(self.build_dir + os.sep):
-                path = os.path.relpath(path, self.build_dir)
+                variant, _, path = os.path.relpath(path, self.build_dir).partition(os.sep)
+                contents = node.get_executor().get_contents()
+                for form in _spellings(os.path.join(self.build_dir, variant)):
+                    contents = contents.replace(form, VARIANT_PLACEHOLDER)
+                action = SCons.Util.hash_signature(contents)
             else:
                 path = node.get_internal_path()
             sigs = [child.get_cachedir_csig() for child in node.children()]
-            sigs += [node.get_contents_sig(), path]
+            sigs += [action, path]
             sig = self.signatures[node] = SCons.Util.hash_collect(sigs)
         cachedir = os.path.join(self.path, sig[:self.config["prefix_len"]].upper())
         return cachedir, os.path.join(cachedir, sig)
