@@ -53,9 +53,10 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
         if sig is None:
             path = node.get_abspath()
             action = node.get_contents_sig()
-            if path.startswith(self.build_dir + os.sep):
+            executor = node.get_executor()
+            if path.startswith(self.build_dir + os.sep) and executor is not None:
                 variant, _, path = os.path.relpath(path, self.build_dir).partition(os.sep)
-                contents = node.get_executor().get_contents()
+                contents = executor.get_contents()
                 for form in _spellings(os.path.join(self.build_dir, variant)):
                     contents = contents.replace(form, VARIANT_PLACEHOLDER)
                 action = SCons.Util.hash_signature(contents)

@@ -29,6 +29,17 @@ def _selection(env, program):
     return {op.strip(): [] for op in env["ops"].split(",") if op.strip()}
 
 
+def _kernel_names(env, plan):
+    """The kernel sources by file name; the CORE-V kernels' own as corev/op_x.cpp (their
+    portable fallbacks have the same names)."""
+    names = []
+    for kernel_set in plan.kernel_sets:
+        for source in kernel_set.op_sources + kernel_set.util_sources:
+            own = kernel_set.kind == "corev" and not source.startswith(env["ET_ROOT"] + os.sep)
+            names.append(("corev/" if own else "") + os.path.basename(source))
+    return names
+
+
 def _model_region(env):
     regions = env["MEMORY_REGION_OBJECTS"]
     if env["model_placement"] == "external":
@@ -47,8 +58,8 @@ def ExecutorRunners(env, sources, backend):
                                       env["board"])
         plan = kernel_plan.plan(env["ET_ROOT"], _selection(env, program), kernel_dirs,
                                 corev=env["corev_kernels"])
-        print("Kernels for %s: %s" % (os.path.basename(model.path), ", ".join(
-            os.path.basename(s) for s in plan.sources) or "none"))
+        print("Kernels for %s: %s" % (os.path.basename(model.path),
+                                      ", ".join(_kernel_names(env, plan)) or "none"))
         firmwares.append(_firmware(env, model, plan, runtime, backend, sources, made))
     return firmwares
 
