@@ -186,11 +186,15 @@ def test_outputs_match_eager(isa, library, set_runs):
 @pytest.mark.parametrize("isa, library", CONFIGURATIONS)
 def test_the_corev_kernels_are_chosen_or_not(isa, library, set_runs):
     """corev_kernels=1: every operator of these models has a CORE-V registration;
-    corev_kernels=0: none."""
+    corev_kernels=0: none, and quantized_decomposed::* come from ExecuTorch's quantized
+    library, with a codegen run and registration of its own beside the portable one."""
     out = set_runs(isa, library).stdout
-    corev = re.findall(r"registration/corev-\w+/RegisterCodegenUnboxedKernelsEverything\.cpp",
-                       out)
+
+    def registered(library):
+        return re.findall(r"registration/%s-\w+/RegisterCodegenUnboxedKernelsEverything\.cpp"
+                          % library, out)
     if library == "corev":
-        assert corev, out
+        assert registered("corev") and not registered("quantized"), out
     else:
-        assert not corev and "registration/portable-" in out, out
+        assert not registered("corev"), out
+        assert registered("portable") and registered("quantized"), out

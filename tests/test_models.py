@@ -2,8 +2,9 @@
 each toolchain and run in QEMU as one model set: the outputs match the manifest's (eager
 PyTorch), `scons run`'s own check against NAME.expected.json passes, the firmware links
 for the CV32E40P, and the kernel sources the build selects are exactly those of the
-model's operators (portable kernels, corev_kernels=0; the CORE-V kernels have their own
-tests).
+model's operators. These builds use the default kernels (the CORE-V kernels where they
+cover an operator, with the portable kernel compiled beside each as its fallback);
+tests/test_corev_kernels.py checks them against the portable ones per operator.
 
 Needs an ExecuTorch tree (EXECUTORCH_ROOT or the user settings); the v1.0.0 check also
 needs EXECUTORCH_V1_0_ROOT, a v1.0.0 tree.
@@ -81,8 +82,8 @@ def build_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def qemu_set_run(et_root, toolchain, model_set, build_dir):
-    """`scons run board=qemu model=DIR` with this toolchain, portable kernels."""
-    return scons("board=qemu", "toolchain=%s" % toolchain, "corev_kernels=0",
+    """`scons run board=qemu model=DIR` with this toolchain and the default kernels."""
+    return scons("board=qemu", "toolchain=%s" % toolchain,
                  "model=%s" % model_set, "atol=%g" % QUANTIZED_ABS_TOL, "run",
                  build_dir=build_dir)
 
@@ -122,18 +123,20 @@ def test_kernel_sources_are_the_models_operators(qemu_set_run):
         assert op_files == expected, (name, sorted(expected - op_files), sorted(op_files - expected))
 
 
-def test_quantized_model_has_its_own_registration(qemu_set_run):
-    """qmlp's quantized_decomposed::* operators come from ExecuTorch's quantized library,
-    with its own codegen run and registration beside the portable one."""
+def test_quantized_model_runs_the_corev_kernels_over_the_quantized_fallbacks(qemu_set_run):
+    """qmlp's quantized_decomposed::* operators run the CORE-V kernels, registered by a
+    codegen run of their own; ExecuTorch's quantized kernels are compiled beside them as
+    their fallbacks (tests/test_corev_kernels.py checks the quantized library's own
+    registration with corev_kernels=0)."""
     out = qemu_set_run.stdout
-    assert {"op_quantize.cpp", "op_dequantize.cpp", "op_addmm.cpp"} <= set(
-        kernel_sources(out, "qmlp.pte"))
-    assert re.search(r"registration/quantized-\w+/RegisterCodegenUnboxedKernelsEverything\.cpp",
+    assert {"corev/op_quantize.cpp", "corev/op_dequantize.cpp", "op_quantize.cpp",
+            "op_dequantize.cpp", "op_addmm.cpp"} <= set(kernel_sources(out, "qmlp.pte"))
+    assert re.search(r"registration/corev-\w+/RegisterCodegenUnboxedKernelsEverything\.cpp",
                      out), out
 
 
 def test_every_model_links_for_cv32e40p(qemu_set_run, toolchain, model_set, build_dir):
-    result = scons("board=cv32e40p", "toolchain=%s" % toolchain, "corev_kernels=0",
+    result = scons("board=cv32e40p", "toolchain=%s" % toolchain,
                    "model=%s" % model_set, build_dir=build_dir)
     assert result.returncode == 0, result.stdout
     for name in manifest():
