@@ -57,11 +57,10 @@ REPO = Path(__file__).resolve().parent.parent
 MODELS = REPO.parent / "shared" / "models"
 sys.path.insert(0, str(REPO / "site_scons"))
 
-from etcorev import settings  # noqa: E402
+from etcorev import load_module, settings  # noqa: E402
 from machine import machine_rows, median, print_rows  # noqa: E402
 
 TOUCHED = "runtime/executor/method.cpp"
-CROSS_CC = "riscv64-unknown-elf-gcc"
 WEIGHTS_STANDIN = {"add.pte": "mlp.pte"}       # models without weights -> a model with
 
 
@@ -439,7 +438,9 @@ def main():
         else:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    rows = machine_rows(CROSS_CC) + [
+    # The compiler the builds used: the default toolchain, as SCons finds it.
+    compiler = load_module(str(REPO / "toolchain.py")).find_prefix("") + "gcc"
+    rows = machine_rows(compiler) + [
         ("ExecuTorch", "%s (a hard-linked copy, made in %.1f s)" % (et_version(root), copy_s)),
         ("build", "board=%s, default build type, scons -j%d verbose=1" % (args.board, args.jobs)),
         ("load average", "%.2f %.2f %.2f at start, %.2f %.2f %.2f at end"

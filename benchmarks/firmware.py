@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark: firmware size and run-time counts by toolchain, kernel library and ISA.
 
-For the models of ../shared/models/manifest.json (beside the repository; add, mlp, cnn
-and qmlp unless --models says otherwise), with the manifest's inputs, one model-set build
-per configuration into a temporary build_dir. The configurations: the first toolchain
+For the models of ../shared/models/manifest.json and quantized/manifest.json (beside the
+repository; add, mlp, cnn and qmlp unless --models says otherwise), with the manifests'
+inputs, one model-set build per configuration into a temporary build_dir. The configurations: the first toolchain
 present (CORE-V GCC, else Debian's with picolibc) with the portable and the CORE-V kernels
 on rv32imc and rv32imfc; every other toolchain as the default build (CORE-V kernels,
 rv32imc). For each model and configuration:
@@ -386,7 +386,11 @@ def main():
         print("none of the toolchains %s found (./setup.sh installs them)" % args.toolchains,
               file=sys.stderr)
         return 1
-    manifest = json.loads(manifest_file.read_text())
+    manifest = {}
+    for path in (manifest_file, MODELS / "quantized" / "manifest.json"):
+        if path.is_file():
+            for name, entry in json.loads(path.read_text()).items():
+                manifest[name] = dict(entry, file=str(path.parent / entry["file"]))
     wanted = list(manifest) if args.models == "all" else words(args.models)
     models = []
     for name in wanted:
