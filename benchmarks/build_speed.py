@@ -57,19 +57,14 @@ REPO = Path(__file__).resolve().parent.parent
 MODELS = REPO.parent / "shared" / "models"
 sys.path.insert(0, str(REPO / "site_scons"))
 
-from etcorev import load_module, settings  # noqa: E402
-from machine import machine_rows, median, print_rows  # noqa: E402
+from etcorev import load_module  # noqa: E402
+from machine import executorch_root, machine_rows, median, print_rows  # noqa: E402
 
 TOUCHED = "runtime/executor/method.cpp"
 WEIGHTS_STANDIN = {"add.pte": "mlp.pte"}       # models without weights -> a model with
 
 
 # ---------------------------------------------------------------- the ExecuTorch tree
-
-def executorch_root():
-    root = os.environ.get("EXECUTORCH_ROOT") or settings.read().get("executorch")
-    return Path(root) if root and Path(root).is_dir() else None
-
 
 def et_version(root):
     from etcorev import et_tree
@@ -388,16 +383,8 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = ap.parse_args()
 
-    try:
-        import SCons  # noqa: F401
-    except ImportError:
-        print("SCons is not importable: run this with the project's .venv/bin/python",
-              file=sys.stderr)
-        return 1
     root = executorch_root()
     if root is None:
-        print("no ExecuTorch tree: set EXECUTORCH_ROOT, or run ./setup.sh --executorch PATH",
-              file=sys.stderr)
         return 1
     names = [n.strip() for n in args.models.split(",") if n.strip()]
     present = [n for n in names if (MODELS / n).is_file()]

@@ -48,7 +48,7 @@ MODELS = REPO.parent / "shared" / "models"
 sys.path.insert(0, str(REPO / "site_scons"))
 
 from etcorev import boards, corev_gcc, settings  # noqa: E402
-from machine import host_rows, median, print_rows, scons_version, tool_version  # noqa: E402
+from machine import executorch_root, host_rows, median, print_rows, scons_version, tool_version  # noqa: E402
 
 SIZE = "riscv64-unknown-elf-size"
 # The compared toolchains, by the prefix given as toolchain= (the first is the default).
@@ -354,16 +354,8 @@ def main():
     args.kernels = words(args.kernels)
     args.isas = words(args.isas)
 
-    try:
-        import SCons  # noqa: F401
-    except ImportError:
-        print("SCons is not importable: run this with the project's .venv/bin/python",
-              file=sys.stderr)
-        return 1
-    root = os.environ.get("EXECUTORCH_ROOT") or settings.read().get("executorch")
-    if not root or not os.path.isdir(root):
-        print("no ExecuTorch tree: set EXECUTORCH_ROOT, or run ./setup.sh --executorch PATH",
-              file=sys.stderr)
+    root = executorch_root()
+    if root is None:
         return 1
     manifest_file = MODELS / "manifest.json"
     if not manifest_file.is_file():

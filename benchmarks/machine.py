@@ -8,6 +8,8 @@ import os
 import platform
 import statistics
 import subprocess
+import sys
+from pathlib import Path
 
 
 def cpu_model():
@@ -68,3 +70,22 @@ def print_rows(rows):
 
 def median(values):
     return statistics.median(values) if values else float("nan")
+
+
+def executorch_root():
+    """The ExecuTorch tree the builds use, or None after saying what is missing: SCons
+    importable by this Python (the project's .venv), a tree configured (EXECUTORCH_ROOT or
+    the user settings). The scripts put site_scons/ on sys.path before importing this."""
+    try:
+        import SCons  # noqa: F401
+    except ImportError:
+        print("SCons is not importable: run this with the project's .venv/bin/python",
+              file=sys.stderr)
+        return None
+    from etcorev import settings
+    root = os.environ.get("EXECUTORCH_ROOT") or settings.read().get("executorch")
+    if not root or not os.path.isdir(root):
+        print("no ExecuTorch tree: set EXECUTORCH_ROOT, or run ./setup.sh --executorch PATH",
+              file=sys.stderr)
+        return None
+    return Path(root)

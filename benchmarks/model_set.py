@@ -43,8 +43,8 @@ MODELS = next((p / "shared" / "models" for p in REPO.parents if (p / "shared" / 
 MANIFESTS = (MODELS / "manifest.json", MODELS / "quantized" / "manifest.json")
 sys.path.insert(0, str(REPO / "site_scons"))
 
-from etcorev import load_module, settings  # noqa: E402
-from machine import machine_rows, print_rows  # noqa: E402
+from etcorev import load_module  # noqa: E402
+from machine import executorch_root, machine_rows, print_rows  # noqa: E402
 
 COMPILED = re.compile(r"^\[\s*\d+%\] (Compiling|Assembling) ", re.M)
 RETRIEVED = re.compile(r"^(\[\s*\d+%\] )?Retrieved `.*' from cache$", re.M)
@@ -122,16 +122,8 @@ def main():
     args = ap.parse_args()
     build_types = [t.strip() for t in args.build_types.split(",") if t.strip()]
 
-    try:
-        import SCons  # noqa: F401
-    except ImportError:
-        print("SCons is not importable: run this with the project's .venv/bin/python",
-              file=sys.stderr)
-        return 1
-    root = os.environ.get("EXECUTORCH_ROOT") or settings.read().get("executorch")
-    if not root or not os.path.isdir(root):
-        print("no ExecuTorch tree: set EXECUTORCH_ROOT, or run ./setup.sh --executorch PATH",
-              file=sys.stderr)
+    root = executorch_root()
+    if root is None:
         return 1
     toolchain = load_module(str(REPO / "toolchain.py"))
     compiler = toolchain.find_prefix("") + "gcc"
