@@ -88,6 +88,21 @@ def qemu_set_run(et_root, toolchain, model_set, build_dir):
                  build_dir=build_dir)
 
 
+def assert_outputs_match(section, name, entry, what):
+    """The outputs one model's run printed equal its manifest entry's."""
+    assert re.search(r"^Exit status: 0$", section, re.M), section
+    outputs = model_io.parse_outputs(section)
+    assert sorted(outputs) == list(range(len(entry["outputs"]))), section
+    atol = QUANTIZED_ABS_TOL if name == "qmlp" else ABS_TOL
+    for i, expected in enumerate(entry["outputs"]):
+        got = outputs[i]
+        assert (got.dtype, got.shape) == (expected["dtype"], expected["shape"]), (name, i)
+        for j, (g, e) in enumerate(zip(got.values, expected["values"])):
+            ok = math.isclose(g, e, rel_tol=REL_TOL, abs_tol=atol) \
+                if expected["dtype"].startswith("float") else g == e
+            assert ok, "%s output %d[%d]: got %r, expected %r (%s)" % (name, i, j, g, e, what)
+
+
 def test_every_model_runs_in_qemu_with_manifest_outputs(qemu_set_run, toolchain):
     out = qemu_set_run.stdout
     assert qemu_set_run.returncode == 0, out
@@ -95,23 +110,22 @@ def test_every_model_runs_in_qemu_with_manifest_outputs(qemu_set_run, toolchain)
     sections = run_sections(out)
     assert len(sections) == len(models), out
     for name, section in zip(sorted(models), sections):
-        entry = models[name]
-        assert re.search(r"^Exit status: 0$", section, re.M), section
-        outputs = model_io.parse_outputs(section)
-        assert sorted(outputs) == list(range(len(entry["outputs"]))), section
-        atol = QUANTIZED_ABS_TOL if name == "qmlp" else ABS_TOL
-        for i, expected in enumerate(entry["outputs"]):
-            got = outputs[i]
-            assert (got.dtype, got.shape) == (expected["dtype"], expected["shape"]), (name, i)
-            for j, (g, e) in enumerate(zip(got.values, expected["values"])):
-                ok = math.isclose(g, e, rel_tol=REL_TOL, abs_tol=atol) \
-                    if expected["dtype"].startswith("float") else g == e
-                assert ok, "%s output %d[%d]: got %r, expected %r (%s)" % (
-                    name, i, j, g, e, toolchain)
+        assert_outputs_match(section, name, models[name], toolchain)
     # scons run's own summary checked every model against its expected file.
     summary = out[out.index("Summary ("):]
     for name in models:
         assert re.search(r"^%s\s+ok\s.*\sok$" % name, summary, re.M), summary
+
+
+def test_mlp_with_the_fpu_matches_the_manifest(et_root, toolchain, model_set, build_dir):
+    """isa=rv32imfc (hard float, the ilp32f multilib; the CORE-V kernels' fused
+    multiply-adds) gives mlp's manifest outputs too."""
+    result = scons("board=qemu", "toolchain=%s" % toolchain, "isa=rv32imfc",
+                   "model=%s" % (model_set / "mlp.pte"), "run", build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    assert "-rv32imfc-" in result.stdout, result.stdout
+    assert_outputs_match(run_sections(result.stdout)[0], "mlp", manifest()["mlp"],
+                         "%s, rv32imfc" % toolchain)
 
 
 def test_kernel_sources_are_the_models_operators(qemu_set_run):
