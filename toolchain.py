@@ -165,10 +165,13 @@ def configure(env):
         # runner: picolibc's integer-only variant, newlib-nano's default).
         PRINTF_LINKFLAGS=[] if picolibc else ["-u", "_printf_float"],
         INTEGER_PRINTF_LINKFLAGS=["-DPICOLIBC_INTEGER_PRINTF_SCANF"] if picolibc else [],
+        # Our sources; the ExecuTorch tree's compile without (site_tools/executorch.py).
+        WARNING_FLAGS=["-Wall"],
     )
     target_flags = _isa_flags(env["isa"]) + [
         "--specs=picolibc.specs" if picolibc else "--specs=nano.specs"]
-    common = target_flags + opt_flags + ["-ffunction-sections", "-fdata-sections", "-Wall"]
+    common = target_flags + opt_flags + ["-ffunction-sections", "-fdata-sections",
+                                         "$WARNING_FLAGS"]
     if lto_enabled(env):
         common.append("-flto")
     if env["pic"]:

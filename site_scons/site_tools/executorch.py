@@ -147,9 +147,15 @@ def ExecuTorchSchema(env):
     return schema
 
 
+# ExecuTorch's sources compile without -Wall, as in its own CMake build: their warnings
+# (hundreds of lines for the quantized kernels) are not the user's to act on.
+TREE_WARNING_FLAGS = []
+
+
 def _tree_objects(env, directory, sources):
     root = env["ET_ROOT"]
-    return env.ObjectsIn(directory, [os.path.join(root, s) for s in sources], root)
+    return env.Clone(WARNING_FLAGS=TREE_WARNING_FLAGS).ObjectsIn(
+        directory, [os.path.join(root, s) for s in sources], root)
 
 
 def ExecuTorchRuntime(env):
@@ -251,6 +257,8 @@ def ExecuTorchKernels(env, plan, made=None):
             def compile_one(obj_dir=obj_dir, headers=headers, source=source, target=target):
                 obj_env = lib_env.Clone()
                 obj_env.Prepend(CPPPATH=[obj_dir])
+                if source.startswith(env["ET_ROOT"] + os.sep):
+                    obj_env["WARNING_FLAGS"] = TREE_WARNING_FLAGS
                 if kernel_set.dtype_selective:
                     # Each selection's should_include_kernel_dtype() gets a name of its
                     # own: one inline function with different bodies in different
@@ -276,7 +284,7 @@ def ExecuTorchKernels(env, plan, made=None):
 def ExecuTorchRegistry(env, out_dir, oplists):
     """operator_registry.cpp with its kernel table sized for the selection: v1.4 generates
     selected_max_kernel_num.h; v1.0 has no generator and gets MAX_KERNEL_NUM."""
-    registry_env = env.Clone()
+    registry_env = env.Clone(WARNING_FLAGS=TREE_WARNING_FLAGS)
     source = os.path.join(env["ET_ROOT"], REGISTRY_SOURCE)
     target = os.path.join(out_dir, "operator_registry" + env["OBJSUFFIX"])
     if env["ET_VERSION"] == "1.0.0":
