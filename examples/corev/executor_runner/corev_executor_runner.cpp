@@ -64,34 +64,15 @@ corev::CycleTracer tracer;
 #define RUNNER_EVENT_TRACER nullptr
 #endif
 
-// ---- output printing without printf's floating point (and without 64-bit division)
-
-void print_u64(uint64_t value) {
-  static const uint64_t kPowers[] = {
-      10000000000000000000ull, 1000000000000000000ull, 100000000000000000ull,
-      10000000000000000ull, 1000000000000000ull, 100000000000000ull, 10000000000000ull,
-      1000000000000ull, 100000000000ull, 10000000000ull, 1000000000ull, 100000000ull,
-      10000000ull, 1000000ull, 100000ull, 10000ull, 1000ull, 100ull, 10ull, 1ull};
-  bool started = false;
-  for (uint64_t power : kPowers) {
-    char digit = '0';
-    while (value >= power) {
-      value -= power;
-      ++digit;
-    }
-    if (digit != '0' || started || power == 1) {
-      board_putc(digit);
-      started = true;
-    }
-  }
-}
+// ---- output printing without printf's floating point (and without 64-bit division:
+// board_put_u64)
 
 void print_i64(int64_t value) {
   if (value < 0) {
     board_putc('-');
-    print_u64(static_cast<uint64_t>(-(value + 1)) + 1);
+    board_put_u64(static_cast<uint64_t>(-(value + 1)) + 1);
   } else {
-    print_u64(static_cast<uint64_t>(value));
+    board_put_u64(static_cast<uint64_t>(value));
   }
 }
 
@@ -122,7 +103,7 @@ void print_float(float value) {
   const uint64_t mantissa = biased ? (fraction_bits | 0x800000u) : fraction_bits;
   const int exponent = (biased ? biased : 1) - 150;
   if (exponent >= 0 && exponent <= 39) {
-    print_u64(mantissa << exponent);
+    board_put_u64(mantissa << exponent);
     return;
   }
   const int k = -exponent;  // value = mantissa / 2^k
@@ -130,7 +111,7 @@ void print_float(float value) {
     const uint64_t mask = (uint64_t{1} << k) - 1;
     const uint64_t integer = k < 64 ? (mantissa >> k) : 0;
     uint64_t fraction = mantissa & mask;
-    print_u64(integer);
+    board_put_u64(integer);
     int significant = 0;
     for (uint32_t i = static_cast<uint32_t>(integer); i; i /= 10) ++significant;  // < 2^24
     if (fraction) board_putc('.');
@@ -180,7 +161,7 @@ void print_element(const Tensor& tensor, size_t i) {
 // "Output 0: float32[5] 2,2,2,2,2"
 void print_output(size_t index, const EValue& value) {
   board_puts("Output ");
-  print_u64(index);
+  board_put_u64(index);
   board_puts(": ");
   if (value.isTensor()) {
     const Tensor& tensor = value.toTensor();
@@ -188,7 +169,7 @@ void print_output(size_t index, const EValue& value) {
     board_putc('[');
     for (ssize_t d = 0; d < tensor.dim(); ++d) {
       if (d) board_putc(',');
-      print_u64(static_cast<uint64_t>(tensor.size(d)));
+      board_put_u64(static_cast<uint64_t>(tensor.size(d)));
     }
     board_puts("] ");
     for (ssize_t i = 0; i < tensor.numel(); ++i) {
@@ -213,7 +194,7 @@ void print_cycles(const char* what, uint64_t cycles) {
   board_puts("Cycles ");
   board_puts(what);
   board_puts(": ");
-  print_u64(cycles);
+  board_put_u64(cycles);
   board_putc('\n');
 }
 

@@ -21,26 +21,6 @@ using executorch::runtime::Result;
 
 namespace {
 
-void put_u64(uint64_t value) {  // decimal, without a 64-bit division
-  static const uint64_t kPowers[] = {
-      10000000000000000000ull, 1000000000000000000ull, 100000000000000000ull,
-      10000000000000000ull, 1000000000000000ull, 100000000000000ull, 10000000000000ull,
-      1000000000000ull, 100000000000ull, 10000000000ull, 1000000000ull, 100000000ull,
-      10000000ull, 1000000ull, 100000ull, 10000ull, 1000ull, 100ull, 10ull, 1ull};
-  bool started = false;
-  for (uint64_t power : kPowers) {
-    char digit = '0';
-    while (value >= power) {
-      value -= power;
-      ++digit;
-    }
-    if (digit != '0' || started || power == 1) {
-      board_putc(digit);
-      started = true;
-    }
-  }
-}
-
 // Names go on one line each as a single word: blanks become '_'.
 void put_name(const char* name) {
   for (; *name; ++name) board_putc(*name == ' ' || *name == '\n' ? '_' : *name);
@@ -57,9 +37,9 @@ void put_record(const char* kind, const char* name, const char* suffix, uint32_t
     put_name(suffix);
   }
   board_putc(' ');
-  put_u64(calls);
+  board_put_u64(calls);
   board_putc(' ');
-  put_u64(cycles);
+  board_put_u64(cycles);
   board_putc('\n');
 }
 

@@ -19,6 +19,28 @@ void board_puts(const char *s) {
   while (*s) board_putc(*s++);
 }
 
+/* Decimal by subtracting powers of ten: RV32 has no 64-bit division, and libgcc's
+   __udivdi3 would cost more than this. */
+void board_put_u64(uint64_t value) {
+  static const uint64_t powers[] = {
+      10000000000000000000ull, 1000000000000000000ull, 100000000000000000ull,
+      10000000000000000ull, 1000000000000000ull, 100000000000000ull, 10000000000000ull,
+      1000000000000ull, 100000000000ull, 10000000000ull, 1000000000ull, 100000000ull,
+      10000000ull, 1000000ull, 100000ull, 10000ull, 1000ull, 100ull, 10ull, 1ull};
+  int started = 0;
+  for (unsigned i = 0; i < sizeof(powers) / sizeof(powers[0]); i++) {
+    char digit = '0';
+    while (value >= powers[i]) {
+      value -= powers[i];
+      ++digit;
+    }
+    if (digit != '0' || started || powers[i] == 1) {
+      board_putc(digit);
+      started = 1;
+    }
+  }
+}
+
 __attribute__((noreturn)) void board_exit(int code) {
 #ifdef BOARD_EXIT_SIFIVE_TEST
   *(volatile uint32_t *)BOARD_EXIT_ADDR =

@@ -10,6 +10,7 @@ extern "C" {
 
 void board_putc(char c);
 void board_puts(const char *s);
+void board_put_u64(uint64_t value);  /* in decimal */
 __attribute__((noreturn)) void board_exit(int code);
 uint64_t board_cycles(void);
 
