@@ -58,3 +58,18 @@ def load(name):
     module.NAME = name
     module.DIR = os.path.dirname(os.path.abspath(path))
     return module
+
+
+def external_model(firmware):
+    """[model hex, model binary] of a firmware built with model_placement=external (the
+    `model` argument of run_command and debug_command), else None."""
+    if not firmware.get("model_hex"):
+        return None
+    return [str(firmware["model_hex"]), str(firmware["model_bin"])]
+
+
+def simulation_inputs(firmware):
+    """What `scons run` and `scons debug` hand a simulator for one firmware (a dict of
+    nodes): the ELF, its hex, and an external model's hex and binary when it has one."""
+    return [firmware["elf"], firmware["hex"]] + \
+        [firmware[k] for k in ("model_hex", "model_bin") if firmware.get(k)]

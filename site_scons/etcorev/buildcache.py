@@ -52,7 +52,6 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
         sig = self.signatures.get(node)
         if sig is None:
             path = node.get_abspath()
-            action = node.get_contents_sig()
             executor = node.get_executor()
             if path.startswith(self.build_dir + os.sep) and executor is not None:
                 variant, _, path = os.path.relpath(path, self.build_dir).partition(os.sep)
@@ -62,6 +61,7 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
                 action = SCons.Util.hash_signature(contents)
             else:
                 path = node.get_internal_path()
+                action = node.get_contents_sig()
             sigs = [child.get_cachedir_csig() for child in node.children()]
             sigs += [action, path]
             sig = self.signatures[node] = SCons.Util.hash_collect(sigs)

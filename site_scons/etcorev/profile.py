@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 _LINE = re.compile(r"^Profile (op|kernel|delegate|instr|phase|event) (\S+) (\d+) (\d+)\s*$", re.M)
-_WARNING = re.compile(r"^Profile warning: (.*)$", re.M)
 BAR_WIDTH = 30
 
 
@@ -35,10 +34,6 @@ def parse(text: str) -> List[Record]:
     """The records the firmware printed, in its order."""
     return [Record(m.group(1), m.group(2), int(m.group(3)), int(m.group(4)))
             for m in _LINE.finditer(text)]
-
-
-def warnings(text: str) -> List[str]:
-    return _WARNING.findall(text)
 
 
 def _phase(records, name) -> Optional[Record]:

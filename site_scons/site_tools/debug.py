@@ -29,6 +29,7 @@ import threading
 import SCons.Errors
 from SCons.Action import Action
 
+from etcorev import boards
 from etcorev.errors import BuildSetupError
 
 GDB = "gdb-multiarch"
@@ -53,7 +54,7 @@ def source_maps(env):
     return maps
 
 
-def init_commands(env, elf, port, interactive):
+def init_commands(env, port, interactive):
     lines = ["set pagination off" if not interactive else "set pagination on",
              "set confirm off" if not interactive else "set confirm on"]
     for prefix, directory in source_maps(env):
@@ -140,8 +141,7 @@ def _debug(target, source, env):
     if not gdb:
         raise SCons.Errors.UserError(NO_GDB_MESSAGE)
     commands = env.get("debug_commands", "")
-    model = [str(firmware["model_hex"]), str(firmware["model_bin"])] \
-        if firmware.get("model_hex") else None
+    model = boards.external_model(firmware)
     elf = str(firmware["elf"])
     with tempfile.TemporaryDirectory(prefix="corev-debug-") as workdir:
         port = free_port()
@@ -150,7 +150,7 @@ def _debug(target, source, env):
             raise SCons.Errors.UserError(board.NO_RUNNER_MESSAGE)
         init = os.path.join(workdir, "init.gdb")
         with open(init, "w") as f:
-            f.write("\n".join(init_commands(env, elf, port, not commands)) + "\n")
+            f.write("\n".join(init_commands(env, port, not commands)) + "\n")
         if commands:
             gdb_argv = [gdb, "-nx", "-q", "-batch", "-x", init, "-x", commands, elf]
         else:
@@ -199,9 +199,8 @@ def DebugFirmwares(env, firmwares):
     if not firmwares:
         return []
     firmware = firmwares[0]
-    sources = [firmware["elf"], firmware["hex"]] + \
-        [firmware[k] for k in ("model_hex", "model_bin") if firmware.get(k)]
-    debug = env.Alias("debug", sources, Action(_debug, "Debugging on $board"),
+    debug = env.Alias("debug", boards.simulation_inputs(firmware),
+                      Action(_debug, "Debugging on $board"),
                       DEBUG_FIRMWARE=firmware)
     env.AlwaysBuild(debug)
     return debug

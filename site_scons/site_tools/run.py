@@ -20,7 +20,7 @@ import tempfile
 import SCons.Errors
 from SCons.Action import Action
 
-from etcorev import failures, memory_usage, model_io, profile
+from etcorev import boards, failures, memory_usage, model_io, profile
 
 PHASES = ("startup", "program load", "method load", "execute", "output")
 TIMEOUT_STATUS = 124          # what coreutils' timeout returns
@@ -33,8 +33,7 @@ class ProgramExit(SCons.Errors.BuildError):
 def _run_one(firmware, env):
     """Run one firmware; returns (status, output text, cycles, note)."""
     board = env["BOARD_MODULE"]
-    model = [str(firmware["model_hex"]), str(firmware["model_bin"])] \
-        if firmware.get("model_hex") else None
+    model = boards.external_model(firmware)
     # Simulators may leave files in their working directory: give them a scratch one.
     with tempfile.TemporaryDirectory(prefix="corev-run-") as workdir:
         argv = board.run_command(str(firmware["elf"]), str(firmware["hex"]), env, workdir,
@@ -146,10 +145,7 @@ def _exit_with_program_status():
 
 
 def RunFirmwares(env, firmwares):
-    sources = []
-    for firmware in firmwares:
-        sources += [firmware["elf"], firmware["hex"]] + \
-            [firmware[k] for k in ("model_hex", "model_bin") if firmware.get(k)]
+    sources = [node for firmware in firmwares for node in boards.simulation_inputs(firmware)]
     run = env.Alias("run", sources, Action(_run, "Running on $board"),
                     RUN_FIRMWARES=firmwares)
     env.AlwaysBuild(run)

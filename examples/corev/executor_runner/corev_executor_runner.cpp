@@ -289,7 +289,6 @@ int main() {
   const uint8_t* const model_data = model_pte;
   BufferDataLoader loader(model_data, model_pte_size);
 #endif
-  (void)model_data;
 
 #if RUNNER_PROFILE
   // Program::load takes no event tracer: the runner times it as a phase of its own.
