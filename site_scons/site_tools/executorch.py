@@ -224,10 +224,9 @@ def ExecuTorchKernels(env, plan, made=None):
         def registration(reg_dir=reg_dir, lib_env=lib_env, kernel_set=kernel_set):
             oplist = env.ETOplist(os.path.join(reg_dir, "selected_operators.yaml"),
                                   env.Value(json.dumps(selection, sort_keys=True)))
-            outputs = lib_env.ETRegistration(
-                os.path.join(reg_dir, "RegisterCodegenUnboxedKernelsEverything.cpp"),
-                oplist + [y for _, y in kernel_set.yamls],
-                ET_YAML_FLAGS=[flag for flag, _ in kernel_set.yamls])
+            outputs = lib_env.ETRegistration(reg_dir, oplist,
+                                             [y for _, y in kernel_set.yamls],
+                                             [flag for flag, _ in kernel_set.yamls])
             reg_env = lib_env.Clone()
             reg_env.Prepend(CPPPATH=[reg_dir])
             objects = reg_env.ObjectsIn(reg_dir, outputs[0])

@@ -1,9 +1,17 @@
 """ExecuTorch's own code generators, run as SCons builders:
 
     selected_operators.yaml   <- codegen.tools.gen_oplist         <- operators (a Value)
-    RegisterCodegen...cpp     <- codegen.gen                      <- selected_operators.yaml
+    native_functions.yaml     <- the schemas of the library's operators, cut from torchgen's
+    RegisterCodegen...cpp     <- codegen.gen                      <- both, the library's yamls
     selected_max_kernel_num.h <- codegen.tools.gen_max_kernel_num (v1.4; v1.0 has none)
     selected_op_variants.h    <- codegen.tools.gen_selected_op_variants (dtype selection)
+
+codegen.gen parses every schema it is given, and torchgen's native_functions.yaml has
+2,584 (1.3 s, most of a registration's time); it needs only those of the operators the
+library's yamls name. The cut keeps every entry of such an operator's base name (add.out
+brings add.Tensor, add_.Tensor, ...: torchgen checks variants against each other), the
+entries whose `autogen:` makes one, and their `structured_delegate:`s; the generated files
+are the same byte for byte (tests/test_codegen.py compares them).
 
 They run inside the SCons process, one at a time: a Python start and the torchgen import
 per step would cost more than the generation itself. The tree's `codegen` package is
@@ -12,12 +20,14 @@ the user's ExecuTorch tree. Their argument lists are what ExecuTorch's CMake pas
 
     env.Tool("executorch_codegen")      # needs $ET_ROOT
     oplist = env.ETOplist("gen/selected_operators.yaml", env.Value(json_selection))
+    files = env.ETRegistration("gen", oplist, yamls, flags)
 """
 
 import contextlib
 import importlib
 import json
 import os
+import re
 import sys
 import threading
 
@@ -89,17 +99,76 @@ def _gen_oplist(target, source, env):
     run_codegen(env, target, "codegen.tools.gen_oplist", argv)
 
 
+def aten_yaml_dir():
+    """torchgen's native_functions.yaml and tags.yaml (of the pinned torch release)."""
+    return os.path.join(torchgen_dir(), "packaged", "ATen", "native")
+
+
+_SCHEMA_ENTRY = re.compile(r"^- func: ([\w.]+)\(", re.M)
+_LIBRARY_OP = re.compile(r"^- (?:op|func): *(?:\w+::)?([\w.]+)", re.M)
+
+
+def _base_name(op):
+    """add.out, add_.Tensor -> add: the name torchgen groups an operator's variants by."""
+    return op.split(".", 1)[0].rstrip("_")
+
+
+def schemas_for(aten_text, library_texts):
+    """The entries of native_functions.yaml (its text) that codegen needs for the
+    operators named in the library yamls (their texts): see the module's doc."""
+    wanted = set()
+    for text in library_texts:
+        wanted.update(_LIBRARY_OP.findall(text))
+    bases = {_base_name(op) for op in wanted}
+    starts = [m.start() for m in re.finditer(r"^- ", aten_text, re.M)] + [len(aten_text)]
+    entries = {}
+    for begin, end in zip(starts, starts[1:]):
+        entry = aten_text[begin:end]
+        match = _SCHEMA_ENTRY.match(entry)
+        if match is None:
+            raise SCons.Errors.UserError("torchgen's native_functions.yaml has an entry that "
+                                         "is not a `- func:`: %r" % entry[:80])
+        entries[match.group(1)] = entry
+
+    def field(entry, name):
+        found = re.search(r"^  %s: *(.*)$" % name, entry, re.M)
+        return [v.strip() for v in found.group(1).split(",")] if found else []
+
+    kept = {name for name, entry in entries.items()
+            if _base_name(name) in bases or wanted.intersection(field(entry, "autogen"))}
+    for name in list(kept):
+        kept.update(d for d in field(entries[name], "structured_delegate") if d in entries)
+    return "".join(entry for name, entry in entries.items() if name in kept)
+
+
+def _cut_schemas(target, source, env):
+    """source[0]: torchgen's native_functions.yaml; then the library's yamls."""
+    texts = [node.get_text_contents() for node in source]
+    with open(target[0].abspath, "w") as out:
+        out.write(schemas_for(texts[0], texts[1:]))
+
+
 def _gen_registration(target, source, env):
-    """source[0]: selected_operators.yaml; then the library's yamls, passed with the
-    flags in $ET_YAML_FLAGS."""
-    tags = os.path.join(torchgen_dir(), "packaged", "ATen", "native")
+    """source[0]: selected_operators.yaml; source[1]: the schemas (native_functions.yaml
+    cut for the library); then the library's yamls, passed with the flags in
+    $ET_YAML_FLAGS."""
     argv = ["--source-path=" + os.path.join(env["ET_ROOT"], "codegen"),
             "--install-dir=" + os.path.dirname(target[0].abspath),
-            "--tags-path=" + os.path.join(tags, "tags.yaml"),
-            "--aten-yaml-path=" + os.path.join(tags, "native_functions.yaml"),
+            "--tags-path=" + os.path.join(aten_yaml_dir(), "tags.yaml"),
+            "--aten-yaml-path=" + source[1].abspath,
             "--op-selection-yaml-path=" + source[0].abspath]
-    argv += ["%s=%s" % (flag, node.abspath) for flag, node in zip(env["ET_YAML_FLAGS"], source[1:])]
+    argv += ["%s=%s" % (flag, node.abspath) for flag, node in zip(env["ET_YAML_FLAGS"], source[2:])]
     run_codegen(env, target, "codegen.gen", argv)
+
+
+def ETRegistration(env, reg_dir, oplist, yamls, flags):
+    """Codegen's registration of a kernel library in reg_dir: oplist (its
+    selected_operators.yaml node), yamls (the library's yamls), flags (their codegen
+    flags). Returns the generated files, the registration .cpp first."""
+    schemas = env.ETSchemas(os.path.join(reg_dir, "native_functions.yaml"),
+                            [os.path.join(aten_yaml_dir(), "native_functions.yaml")] + list(yamls))
+    return env.ETRegistrationFiles(os.path.join(reg_dir, REGISTRATION_OUTPUTS[0]),
+                                   list(oplist) + schemas + list(yamls), ET_YAML_FLAGS=list(flags))
 
 
 def _registration_emitter(target, source, env):
@@ -127,12 +196,14 @@ def generate(env):
         require_tools(env, "executorch")
     env["BUILDERS"].update(
         ETOplist=Builder(action=Action(_gen_oplist, "$GENCOMSTR")),
-        ETRegistration=Builder(action=Action(_gen_registration, "$GENCOMSTR",
-                                             varlist=["ET_YAML_FLAGS"]),
-                               emitter=_registration_emitter),
+        ETSchemas=Builder(action=Action(_cut_schemas, "$GENCOMSTR")),
+        ETRegistrationFiles=Builder(action=Action(_gen_registration, "$GENCOMSTR",
+                                                  varlist=["ET_YAML_FLAGS"]),
+                                    emitter=_registration_emitter),
         ETMaxKernelNum=Builder(action=Action(_gen_max_kernel_num, "$GENCOMSTR")),
         ETOpVariants=Builder(action=Action(_gen_op_variants, "$GENCOMSTR")),
     )
+    env.AddMethod(ETRegistration)
 
 
 def exists(env):

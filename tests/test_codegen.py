@@ -1,0 +1,105 @@
+"""The schemas the build gives ExecuTorch's codegen: torchgen's native_functions.yaml cut
+to what a kernel library's yamls name (site_tools/executorch_codegen.py, schemas_for).
+The cut must not change what codegen writes: for every library the build uses, with
+every operator selected, codegen with the cut file and codegen with the whole file write
+the same files, byte for byte."""
+
+import filecmp
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from etcorev.kernel_sources import CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, TREE_LIBRARIES
+from sconsrun import REPO
+
+_spec = importlib.util.spec_from_file_location(
+    "executorch_codegen", REPO / "site_scons" / "site_tools" / "executorch_codegen.py")
+codegen_tool = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(codegen_tool)
+
+ATEN = """\
+# a comment before the first entry
+- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  structured_delegate: add.out
+- func: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+  structured_delegate: add.out
+
+- func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+- func: _to_copy(Tensor self, *, bool non_blocking=False) -> Tensor
+  autogen: _to_copy.out
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  structured_delegate: mul_out_impl.out
+- func: mul_out_impl.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+- func: __ilshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+  variants: method
+  autogen: __lshift__.Scalar_out
+- func: sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+"""
+
+
+def names(text):
+    return [line.split("(")[0][len("- func: "):] for line in text.splitlines()
+            if line.startswith("- func: ")]
+
+
+def test_a_library_gets_its_operators_variants_autogen_sources_and_delegates():
+    library = ("- op: add.out\n  kernels: []\n- op: _to_copy.out\n- op: mul.Tensor\n"
+               "- op: __lshift__.Scalar_out\n")
+    assert names(codegen_tool.schemas_for(ATEN, [library])) == [
+        "add.Tensor", "add_.Tensor", "add.out", "_to_copy", "mul.Tensor", "mul_out_impl.out",
+        "__ilshift__.Scalar"]
+
+
+def test_custom_ops_name_their_operators_with_a_namespace():
+    library = "- func: my_ops::sub.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+    assert names(codegen_tool.schemas_for(ATEN, [library])) == ["sub.out"]
+
+
+def test_an_entry_that_is_not_a_func_is_an_error():
+    import SCons.Errors
+    with pytest.raises(SCons.Errors.UserError, match="not a `- func:`"):
+        codegen_tool.schemas_for(ATEN + "- op: strange\n", ["- op: add.out\n"])
+
+
+def _codegen(et_root, module, *argv):
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    subprocess.run([sys.executable, "-B", "-m", module] + list(argv), cwd=et_root, env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+LIBRARIES = {lib.name: [(lib.yaml_flag, lib.yaml)] for lib in TREE_LIBRARIES}
+LIBRARIES["corev"] = [(FUNCTIONS_YAML_FLAG, str(REPO / "kernels" / "corev" / "functions.yaml"))]
+LIBRARIES["portable with custom ops"] = [
+    (FUNCTIONS_YAML_FLAG, "kernels/portable/functions.yaml"),
+    (CUSTOM_OPS_YAML_FLAG, "kernels/portable/custom_ops.yaml")]
+
+
+@pytest.mark.parametrize("library", sorted(LIBRARIES))
+def test_cut_schemas_generate_what_the_whole_file_generates(library, et_root, tmp_path):
+    flags = [(flag, str(Path(et_root) / path)) for flag, path in LIBRARIES[library]]
+    aten_dir = Path(codegen_tool.aten_yaml_dir())
+    cut = tmp_path / "native_functions.yaml"
+    cut.write_text(codegen_tool.schemas_for(
+        (aten_dir / "native_functions.yaml").read_text(),
+        [Path(path).read_text() for _, path in flags]))
+    selection = tmp_path / "selected_operators.yaml"
+    _codegen(et_root, "codegen.tools.gen_oplist", "--output_path=%s" % selection,
+             "--include_all_operators")
+    for name, aten in (("whole", aten_dir / "native_functions.yaml"), ("cut", cut)):
+        (tmp_path / name).mkdir()
+        _codegen(et_root, "codegen.gen", "--source-path=%s" % (Path(et_root) / "codegen"),
+                 "--install-dir=%s" % (tmp_path / name),
+                 "--tags-path=%s" % (aten_dir / "tags.yaml"), "--aten-yaml-path=%s" % aten,
+                 "--op-selection-yaml-path=%s" % selection,
+                 *["%s=%s" % flag for flag in flags])
+    written = sorted(p.name for p in (tmp_path / "whole").iterdir())
+    assert len(written) >= 5 and written == sorted(p.name for p in (tmp_path / "cut").iterdir())
+    match, mismatch, errors = filecmp.cmpfiles(tmp_path / "whole", tmp_path / "cut", written,
+                                               shallow=False)
+    assert (mismatch, errors) == ([], []), library
+    assert len(cut.read_text()) < len((aten_dir / "native_functions.yaml").read_text()) / 3
