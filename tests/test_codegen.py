@@ -60,6 +60,11 @@ def test_custom_ops_name_their_operators_with_a_namespace():
     assert names(codegen_tool.schemas_for(ATEN, [library])) == ["sub.out"]
 
 
+def test_custom_operators_alone_get_an_empty_list():
+    library = "- func: my_ops::scaled_add.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+    assert codegen_tool.schemas_for(ATEN, [library]) == "[]\n"
+
+
 def test_an_entry_that_is_not_a_func_is_an_error():
     import SCons.Errors
     with pytest.raises(SCons.Errors.UserError, match="not a `- func:`"):
@@ -74,6 +79,8 @@ def _codegen(et_root, module, *argv):
 
 LIBRARIES = {lib.name: [(lib.yaml_flag, lib.yaml)] for lib in TREE_LIBRARIES}
 LIBRARIES["corev"] = [(FUNCTIONS_YAML_FLAG, str(REPO / "kernels" / "corev" / "functions.yaml"))]
+LIBRARIES["custom ops alone (examples/custom_ops)"] = [
+    (CUSTOM_OPS_YAML_FLAG, str(REPO / "examples" / "custom_ops" / "kernels" / "custom_ops.yaml"))]
 LIBRARIES["portable with custom ops"] = [
     (FUNCTIONS_YAML_FLAG, "kernels/portable/functions.yaml"),
     (CUSTOM_OPS_YAML_FLAG, "kernels/portable/custom_ops.yaml")]

@@ -138,7 +138,9 @@ def schemas_for(aten_text, library_texts):
             if _base_name(name) in bases or wanted.intersection(field(entry, "autogen"))}
     for name in list(kept):
         kept.update(d for d in field(entries[name], "structured_delegate") if d in entries)
-    return "".join(entry for name, entry in entries.items() if name in kept)
+    # A library of custom operators alone needs none: an empty list, not an empty file
+    # (which codegen's YAML loader reads as None).
+    return "".join(entry for name, entry in entries.items() if name in kept) or "[]\n"
 
 
 def _cut_schemas(target, source, env):
