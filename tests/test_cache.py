@@ -68,9 +68,48 @@ def test_second_checkout_retrieves_everything_and_names_its_own_paths(tmp_path, 
 
 
 def test_second_checkout_retrieves_the_runner(et_root, tmp_path):
+    """A cache of its own: with the test run's, the second checkout would retrieve
+    objects that other checkouts compiled, and GCC 12 puts the working directory into
+    an LTO object (whatever -ffile-prefix-map says) when a file name in it is relative:
+    the same signature, other bytes, and archives and the link made again."""
     first_top, first_dir, _, second_dir, second = build_twice(tmp_path, True, "board=qemu")
     assert not WORK.findall(second.stdout), second.stdout
     assert files_naming(second_dir, [first_top, first_dir]) == []
     elfs = [list(Path(d).glob("*/add/executor_runner.elf")) for d in (first_dir, second_dir)]
     assert len(elfs[0]) == len(elfs[1]) == 1
     assert elfs[0][0].read_bytes() == elfs[1][0].read_bytes()
+
+
+def test_objects_with_one_signature_are_the_same_in_every_variant(et_root, tmp_path):
+    """The cache keys an object by its signature, which names no directory: variants
+    that compile the runtime with the same command (here the CORE-V kernels' and the
+    portable ones') share its objects. Their contents must be the same too, or a build
+    that retrieves one variant's object and compiles the next relinks for nothing (the
+    variant's name reached method.o through the generated headers' paths)."""
+    target = "executorch/runtime/executor/method.o"
+    built = []
+    for corev in (1, 0):
+        variant = "qemu-release-logoff-rv32imc-corev" + ("" if corev else "-portable")
+        path = tmp_path / variant / "et" / "core" / "runtime" / "executor" / "method.o"
+        result = scons("board=qemu", "corev_kernels=%d" % corev, str(path),
+                       build_dir=tmp_path, cache=False)
+        assert result.returncode == 0, result.stdout
+        assert "Compiling %s" % target.replace(".o", ".cpp") in result.stdout, result.stdout
+        built.append(path.read_bytes())
+    assert built[0] == built[1]
+
+
+def test_a_kernel_compiled_for_two_libraries_has_two_signatures(et_root, tmp_path):
+    """Portable op_add.cpp compiled for the same dtypes as part of the CORE-V library
+    (its fallback) and of the portable one: the objects differ (each includes its own
+    directory's selected_op_variants.h), so their commands must differ too."""
+    objects = []
+    for corev in (1, 0):
+        result = scons("board=qemu", "corev_kernels=%d" % corev, "verbose=1", "-n",
+                       build_dir=tmp_path, cache=False)
+        assert result.returncode == 0, result.stdout
+        (line,) = [l for l in result.stdout.splitlines()
+                   if l.endswith("kernels/portable/cpu/op_add.cpp")]
+        define = re.search(r"-Dshould_include_kernel_dtype=(\S+)", line)
+        objects.append(define.group(1))
+    assert objects[0] != objects[1]

@@ -11,8 +11,18 @@ import SCons.SConsign
 from etcorev.errors import BuildSetupError
 
 CHECKPOINT_SECONDS = 2.0
+VARIANT_PREFIX = "build/variant"
 LOCK_NAME = ".lock"
 _held = []        # (lock file, build_dir, made by this run): held until the process ends
+
+
+def path_prefixes(top, build_dir, variant_dir):
+    """(directory, prefix) pairs that -ffile-prefix-map puts in objects instead of the
+    directories, in the compiler's order (the last that matches wins): the checkout is
+    ".", the build directory "build" and the variant's "build/variant" whatever its
+    name. Objects then name no place on this machine, and variants that compile a file
+    with the same command make the same object (the cache gives them one)."""
+    return [(top, "."), (build_dir, "build"), (variant_dir, VARIANT_PREFIX)]
 
 
 def prepare(build_dir):

@@ -46,11 +46,9 @@ def free_port():
 def source_maps(env):
     """(prefix in the debug information, directory) pairs: what -ffile-prefix-map
     replaced (SConstruct and the executorch tool), most specific first."""
-    top = env.Dir("#").abspath
-    maps = [("build", os.path.abspath(env["build_dir"]))]
+    maps = [(prefix, directory) for directory, prefix in reversed(env["PATH_PREFIXES"])]
     if env.get("ET_ROOT"):
         maps.insert(0, ("executorch", env["ET_ROOT"]))
-    maps.append((".", top))
     return maps
 
 
