@@ -273,10 +273,13 @@ def ExecuTorchKernels(env, plan, made=None):
                 obj_env.Depends(obj, headers)
                 return obj
             objects += once(target, compile_one)
-        # Helpers do not see the dtype selection (as in ExecuTorch's CMake): shared.
-        objects += once(("util",) + tuple(kernel_set.util_sources), lambda: _tree_objects(
-            env, _in(env, "et", "kernels"),
-            [os.path.relpath(s, env["ET_ROOT"]) for s in kernel_set.util_sources]))
+        # Helpers do not see the dtype selection (as in ExecuTorch's CMake): one object
+        # each, made once for every library and model that needs it (made per list,
+        # two lists with a helper in common gave its object two environments).
+        for source in kernel_set.util_sources:
+            helper = os.path.relpath(source, env["ET_ROOT"])
+            objects += once(("util", helper), lambda helper=helper: _tree_objects(
+                env, _in(env, "et", "kernels"), [helper]))
         libs.append(objects)
     registry_dir = _in(env, "registry", _digest([k.selection for k in plan.kernel_sets]))
     registry = once(registry_dir, lambda: env.ExecuTorchRegistry(registry_dir, oplists))
