@@ -1,6 +1,8 @@
 """runner_config.h: what the executor runner knows about its model at compile time. Its
 memory is static, so the pools are sized from the .pte here; inputs given to the build
-are compiled in as constant arrays."""
+are compiled in as constant arrays. Only the model's own sources include it
+(runner_model.cpp and, with profile=1, cycle_tracer.cpp); the runner's other sources
+are compiled once per variant, with runner_defines()."""
 
 import math
 
@@ -32,12 +34,7 @@ def header_lines(program, model_file, env, inputs=()):
         "#define RUNNER_MAX_PLANNED_BUFFERS %d" % len(planned),
         "#define RUNNER_NUM_EXECUTIONS %d" % env["num_executions"],
         "#define RUNNER_NUM_OUTPUTS %d" % len(method.outputs),
-        "#define RUNNER_MODEL_EXTERNAL %d" % (env["model_placement"] == "external"),
-        "#define RUNNER_LIST_BACKENDS 1",
-        "#define RUNNER_VERIFICATION Program::Verification::%s"
-        % ("InternalConsistency" if env["BUILD_TYPE"] == "Debug" else "Minimal"),
         "#define RUNNER_NUM_INPUTS %d" % len(inputs),
-        "#define RUNNER_PROFILE %d" % bool(env.get("profile")),
     ]
     if env.get("profile"):
         # The cycle tracer's tables (cycle_tracer.h), sized for the method.
@@ -45,13 +42,21 @@ def header_lines(program, model_file, env, inputs=()):
             ("OPERATORS", len(method.operators)), ("DELEGATES", len(method.delegates)),
             ("CHAINS", method.num_chains), ("INSTRUCTIONS", method.num_instructions))]
     if inputs:
-        lines.append("struct RunnerInput { const uint8_t* data; size_t size; };")
         for i, data in enumerate(inputs):
             lines.append("alignas(16) static const uint8_t runner_input_%d[] = {%s};"
                          % (i, ",".join(str(b) for b in data)))
-        lines.append("static const RunnerInput runner_inputs[] = {%s};" % ", ".join(
+        lines.append("#define RUNNER_INPUTS %s" % ", ".join(
             "{runner_input_%d, %d}" % (i, len(data)) for i, data in enumerate(inputs)))
     return lines
+
+
+def runner_defines(env):
+    """What the runner's own sources are compiled with: the variant's options, the same
+    for every model (the model's values are in the header, for runner_model.cpp)."""
+    return [("RUNNER_MODEL_EXTERNAL", int(env["model_placement"] == "external")),
+            ("RUNNER_VERIFICATION", "Program::Verification::%s"
+             % ("InternalConsistency" if env["BUILD_TYPE"] == "Debug" else "Minimal")),
+            ("RUNNER_PROFILE", int(bool(env.get("profile"))))]
 
 
 def clock_defines(clock_hz):

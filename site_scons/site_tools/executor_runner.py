@@ -2,13 +2,16 @@
 the model, the kernels its operators need, the runner's own sources and the model.
 
     env.Tool("executor_runner")
-    firmwares = env.ExecutorRunners(sources=[...], backend=[backend_lib])
+    firmwares = env.ExecutorRunners(sources=[...], model_sources=[...],
+                                    backend=[backend_lib])
 
 What is shared between the models of a build lives once in the variant directory (see
 the executorch tool); each model's own files are in <variant>/<model>/:
 
     runner_config.h        pools sized from the .pte, inputs (etcorev.runner_config)
-    runner/*.o             the runner's sources compiled with that header
+    runner/*.o             model_sources compiled with that header
+
+sources (the runner, the PAL) are compiled once, into <variant>/runner/.
     model.S / model.o      the embedded model (or executor_runner.model.hex for XIP)
     executor_runner.elf    with .hex, .map, .size.txt (the firmware tool)
 
@@ -47,11 +50,16 @@ def _model_region(env):
     return regions[0]
 
 
-def ExecutorRunners(env, sources, backend):
-    """Firmware dicts (the firmware tool's, plus "model") for every model of model=."""
+def ExecutorRunners(env, sources, model_sources, backend):
+    """Firmware dicts (the firmware tool's, plus "model") for every model of model=:
+    sources compiled once, model_sources once per model with its runner_config.h."""
     kernel_dirs = [d.strip() for d in env["kernels"].split(",") if d.strip()]
     made = {}             # nodes shared between the models of this build
     runtime = env.ExecuTorchRuntime()
+    runner_env = env.Clone()
+    runner_env.Append(CPPDEFINES=runner_config.runner_defines(env)
+                      + runner_config.clock_defines(env["clock_hz"]))
+    runner = runner_env.ObjectsIn(os.path.join(env["VARIANT_DIR"], "runner"), sources)
     firmwares = []
     for model in models.model_set(env["model"], env["inputs"], env["expected"]):
         program = models.load_program(model, _model_region(env), env["model_placement"],
@@ -60,11 +68,12 @@ def ExecutorRunners(env, sources, backend):
                                 corev=env["corev_kernels"])
         print("Kernels for %s: %s" % (os.path.basename(model.path),
                                       ", ".join(_kernel_names(env, plan)) or "none"))
-        firmwares.append(_firmware(env, model, plan, runtime, backend, sources, made))
+        firmwares.append(_firmware(env, model, plan, runtime, backend,
+                                   (runner_env, runner, model_sources), made))
     return firmwares
 
 
-def _firmware(env, model, plan, runtime, backend, sources, made):
+def _firmware(env, model, plan, runtime, backend, runner_parts, made):
     model_dir = os.path.join(env["VARIANT_DIR"], model.name)
     kernels = env.ExecuTorchKernels(plan, made)
     kernel_libs = [env.StaticLibrary(os.path.join(model_dir, "kernels_" + k.name), objects)
@@ -81,11 +90,12 @@ def _firmware(env, model, plan, runtime, backend, sources, made):
     config = env.Textfile(os.path.join(model_dir, "runner_config.h"),
                           runner_config.header_lines(model.program, os.path.basename(model.path),
                                                      env, inputs), LINESEPARATOR="\n")
-    runner_env = env.Clone()
-    runner_env.Append(CPPPATH=[model_dir],
-                      CPPDEFINES=runner_config.clock_defines(env["clock_hz"]))
-    runner_objects = runner_env.ObjectsIn(os.path.join(model_dir, "runner"), sources)
-    runner_env.Depends(runner_objects, config)
+    runner_env, runner, model_sources = runner_parts
+    model_env = runner_env.Clone()
+    model_env.Append(CPPPATH=[model_dir])
+    runner_objects = model_env.ObjectsIn(os.path.join(model_dir, "runner"), model_sources)
+    model_env.Depends(runner_objects, config)
+    runner_objects = runner + runner_objects
 
     base = os.path.join(model_dir, "executor_runner")
     if env["model_placement"] == "embedded":

@@ -3,8 +3,8 @@
 // The program comes from memory: linked into the image (model_placement=embedded) or
 // left in the board's model region by a separate hex (model_placement=external, the
 // XIP case). BufferDataLoader is header-only, so no data-loader extension is needed.
-// All memory is static: the build sizes the pools from the .pte (runner_config.h),
-// and they live in .noinit so that startup does not spend cycles clearing them.
+// All memory is static: the build sizes the pools from the .pte (runner_model.h: the
+// runner is compiled once per variant, what it knows of its model once per model).
 // Outputs are printed without printf's floating-point support.
 #include <cstdint>
 #include <cstdio>
@@ -21,10 +21,7 @@
 #include <executorch/runtime/platform/runtime.h>
 
 #include "board.h"
-#include "runner_config.h"  // generated: pool sizes, inputs, number of executions
-#if RUNNER_PROFILE
-#include "cycle_tracer.h"
-#endif
+#include "runner_model.h"
 
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
@@ -50,16 +47,11 @@ extern "C" const uint32_t model_pte_size;
 
 namespace {
 
-#define NOINIT __attribute__((section(".noinit"), aligned(16)))
-NOINIT uint8_t method_pool[RUNNER_METHOD_POOL_SIZE];
-NOINIT uint8_t temp_pool[RUNNER_TEMP_POOL_SIZE > 0 ? RUNNER_TEMP_POOL_SIZE : 1];
-NOINIT uint8_t planned_pool[RUNNER_PLANNED_POOL_SIZE > 0 ? RUNNER_PLANNED_POOL_SIZE : 1];
-Span<uint8_t> planned_spans[RUNNER_MAX_PLANNED_BUFFERS > 0 ? RUNNER_MAX_PLANNED_BUFFERS : 1];
+namespace model = runner_model;
 
 #if RUNNER_PROFILE
 // profile=1: cycles per operator and per load phase (cycle_tracer.h).
-corev::CycleTracer tracer;
-#define RUNNER_EVENT_TRACER (&tracer)
+#define RUNNER_EVENT_TRACER (model::cycle_tracer())
 #else
 #define RUNNER_EVENT_TRACER nullptr
 #endif
@@ -215,7 +207,7 @@ int fail(const char* what, Error error, const char* hint = nullptr) {
 }
 
 // Inputs: the method's planned input tensors are filled in place, with all ones or
-// with the values given to the build (runner_config.h).
+// with the values given to the build (runner_model.h).
 template <typename T>
 void fill_ones(void* data, size_t count) {
   T* typed = static_cast<T*>(data);
@@ -232,16 +224,14 @@ Error prepare_inputs(Method& method) {
       board_puts("Error: input not memory-planned\n");
       return Error::InvalidArgument;
     }
-#if RUNNER_NUM_INPUTS > 0
-    if (i < RUNNER_NUM_INPUTS) {
-      if (runner_inputs[i].size != tensor.nbytes()) {
+    if (i < model::num_inputs) {
+      if (model::inputs[i].size != tensor.nbytes()) {
         board_puts("Error: input size\n");  // the build checked them: a new model?
         return Error::InvalidArgument;
       }
-      std::memcpy(data, runner_inputs[i].data, runner_inputs[i].size);
+      std::memcpy(data, model::inputs[i].data, model::inputs[i].size);
       continue;
     }
-#endif
     const size_t count = static_cast<size_t>(tensor.numel());
     switch (tensor.scalar_type()) {
       case ScalarType::Float: fill_ones<float>(data, count); break;
@@ -267,14 +257,12 @@ int main() {
   print_cycles("startup", board_cycles());
   executorch::runtime::runtime_init();
 
-#if RUNNER_LIST_BACKENDS
   for (size_t i = 0; i < executorch::runtime::get_num_registered_backends(); ++i) {
     Result<const char*> name = executorch::runtime::get_backend_name(i);
     board_puts("Backend: ");
     board_puts(name.ok() ? *name : "?");
     board_putc('\n');
   }
-#endif
 
 #if RUNNER_MODEL_EXTERNAL
   if (std::memcmp(__model_origin, "PTE0", 4) != 0) {
@@ -292,12 +280,12 @@ int main() {
 
 #if RUNNER_PROFILE
   // Program::load takes no event tracer: the runner times it as a phase of its own.
-  auto load_event = tracer.start_profiling("Program::load");
+  auto load_event = model::cycle_tracer()->start_profiling("Program::load");
 #endif
   uint64_t start = board_cycles();
   Result<Program> program = Program::load(&loader, RUNNER_VERIFICATION);
 #if RUNNER_PROFILE
-  tracer.end_profiling(load_event);
+  model::cycle_tracer()->end_profiling(load_event);
 #endif
   if (!program.ok()) {
     return fail("Program::load", program.error(),
@@ -308,7 +296,7 @@ int main() {
   Result<const char*> method_name = program->get_method_name(0);
   if (!method_name.ok()) return fail("get_method_name", method_name.error());
 #if RUNNER_PROFILE
-  if (!tracer.attach(model_data, *method_name)) {
+  if (!model::attach_cycle_tracer(model_data, *method_name)) {
     board_puts("Profile warning: the method's tables are larger than the build sized for\n");
   }
 #endif
@@ -317,23 +305,23 @@ int main() {
 
   // Planned buffers are carved out of one static pool, each 16-byte aligned.
   const size_t num_planned = meta->num_memory_planned_buffers();
-  if (num_planned > RUNNER_MAX_PLANNED_BUFFERS) {
+  if (num_planned > model::max_planned_buffers) {
     board_puts("Error: more planned buffers than the build sized\n");
     return 1;
   }
   size_t offset = 0;
   for (size_t i = 0; i < num_planned; ++i) {
     const size_t size = static_cast<size_t>(meta->memory_planned_buffer_size(i).get());
-    if (offset + size > sizeof(planned_pool)) {
+    if (offset + size > model::planned_pool_size) {
       board_puts("Error: planned buffers exceed the pool\n");
       return 1;
     }
-    planned_spans[i] = Span<uint8_t>(planned_pool + offset, size);
+    model::planned_spans[i] = Span<uint8_t>(model::planned_pool + offset, size);
     offset += (size + 15) & ~static_cast<size_t>(15);
   }
-  MemoryAllocator method_allocator(sizeof(method_pool), method_pool);
-  MemoryAllocator temp_allocator(RUNNER_TEMP_POOL_SIZE, temp_pool);
-  HierarchicalAllocator planned_memory({planned_spans, num_planned});
+  MemoryAllocator method_allocator(model::method_pool_size, model::method_pool);
+  MemoryAllocator temp_allocator(model::temp_pool_size, model::temp_pool);
+  HierarchicalAllocator planned_memory({model::planned_spans, num_planned});
   MemoryManager memory_manager(&method_allocator, &planned_memory, &temp_allocator);
 
   start = board_cycles();
@@ -345,7 +333,7 @@ int main() {
   }
   print_cycles("method load", board_cycles() - start);
 
-  for (int run = 0; run < RUNNER_NUM_EXECUTIONS; ++run) {
+  for (int run = 0; run < model::num_executions; ++run) {
     Error status = prepare_inputs(*method);
     if (status != Error::Ok) return fail("preparing inputs", status);
     start = board_cycles();
@@ -355,11 +343,11 @@ int main() {
     temp_allocator.reset();
   }
 #if RUNNER_PROFILE
-  tracer.print();
+  model::print_cycle_tracer();
 #endif
 
   // A method that gives nothing is a failure, not a silent success.
-  if (method->outputs_size() == 0 || method->outputs_size() != RUNNER_NUM_OUTPUTS) {
+  if (method->outputs_size() == 0 || method->outputs_size() != model::num_outputs) {
     return fail("reading outputs", Error::InvalidProgram,
                 "outputs differ from the model's");
   }

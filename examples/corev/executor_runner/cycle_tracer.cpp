@@ -293,3 +293,15 @@ void CycleTracer::print() const {
 }
 
 }  // namespace corev
+
+// The runner's view of it (runner_model.h): the tracer's tables are sized for the model.
+namespace runner_model {
+namespace {
+corev::CycleTracer tracer;
+}  // namespace
+executorch::runtime::EventTracer* cycle_tracer() { return &tracer; }
+bool attach_cycle_tracer(const void* pte, const char* method_name) {
+  return tracer.attach(pte, method_name);
+}
+void print_cycle_tracer() { tracer.print(); }
+}  // namespace runner_model

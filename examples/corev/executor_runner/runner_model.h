@@ -1,0 +1,46 @@
+// What the executor runner knows of its model. The runner itself is compiled once per
+// variant; this is defined per model: by runner_model.cpp from the generated
+// runner_config.h (pools sized from the .pte, the inputs given to the build) and, with
+// profile=1, by cycle_tracer.cpp (its tables sized for the method). With LTO the sizes
+// are constants in the runner's code as if it had included the header itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <executorch/runtime/core/span.h>
+
+namespace executorch {
+namespace runtime {
+class EventTracer;
+}  // namespace runtime
+}  // namespace executorch
+
+namespace runner_model {
+
+struct Input {
+  const uint8_t* data;
+  size_t size;
+};
+
+// Static memory, in .noinit: startup does not spend cycles clearing it.
+extern uint8_t method_pool[];
+extern const size_t method_pool_size;
+extern uint8_t temp_pool[];
+extern const size_t temp_pool_size;
+extern uint8_t planned_pool[];
+extern const size_t planned_pool_size;
+extern executorch::runtime::Span<uint8_t> planned_spans[];
+extern const size_t max_planned_buffers;
+
+extern const int num_executions;
+extern const size_t num_outputs;
+extern const Input inputs[];  // the values given to the build (inputs=), in order
+extern const size_t num_inputs;
+
+// profile=1: the cycle tracer (cycle_tracer.h), sized for the method.
+executorch::runtime::EventTracer* cycle_tracer();
+bool attach_cycle_tracer(const void* pte, const char* method_name);
+void print_cycle_tracer();
+
+}  // namespace runner_model
