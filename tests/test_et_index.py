@@ -270,6 +270,28 @@ def test_corrupt_cache_is_rebuilt(root, tmp_path, monkeypatch):
     assert et_index.core_sources(root) == expected_core
 
 
+def test_entries_of_trees_that_are_gone_are_removed(root, tmp_path, monkeypatch):
+    """Each tree has an entry, by its real path. A tree that is gone (a copy a test or a
+    benchmark made, a clone deleted) leaves its entry behind until the next entry is
+    written, which removes it: the cache does not grow with every copy ever built."""
+    import json
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("COREV_ET_CACHE", str(cache))
+    copy = tmp_path / "copy" / "executorch"
+    _partial_copy(root, copy)
+    et_index.forget()
+    et_index.core_sources(copy)
+    (gone,) = cache.glob("et-*.json")
+    assert json.loads(gone.read_text())["real_root"] == str(copy)
+    (cache / "et-not-json.json").write_text("{not json")
+    import shutil
+    shutil.rmtree(copy)
+    et_index.forget()
+    et_index.core_sources(root)
+    (kept,) = cache.glob("et-*.json")
+    assert json.loads(kept.read_text())["real_root"] == os.path.realpath(str(root))
+
+
 def test_cache_disabled(root, tmp_path, monkeypatch):
     monkeypatch.setenv("COREV_ET_CACHE", "off")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

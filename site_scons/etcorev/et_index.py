@@ -155,3 +155,23 @@ def _store(cache_file: Path, idx: dict) -> None:
         os.replace(tmp, str(cache_file))
     except OSError:
         pass      # a cache we cannot write only costs time
+    _remove_entries_of_trees_gone(cache_file.parent, keep=cache_file)
+
+
+def _remove_entries_of_trees_gone(directory: Path, keep: Path) -> None:
+    """Entries whose tree no longer exists (copies made by tests and benchmarks, clones
+    deleted), and unreadable ones: removed whenever an entry is written, so that the
+    cache does not grow with every tree ever built."""
+    for entry in directory.glob("et-*.json"):
+        if entry == keep:
+            continue
+        try:
+            with open(entry, encoding="utf-8") as f:
+                real = json.load(f).get("real_root")
+        except (OSError, ValueError, AttributeError):
+            real = None
+        if not (isinstance(real, str) and os.path.isdir(real)):
+            try:
+                entry.unlink()
+            except OSError:
+                pass
