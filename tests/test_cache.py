@@ -98,18 +98,3 @@ def test_objects_with_one_signature_are_the_same_in_every_variant(et_root, tmp_p
         built.append(path.read_bytes())
     assert built[0] == built[1]
 
-
-def test_a_kernel_compiled_for_two_libraries_has_two_signatures(et_root, tmp_path):
-    """Portable op_add.cpp compiled for the same dtypes as part of the CORE-V library
-    (its fallback) and of the portable one: the objects differ (each includes its own
-    directory's selected_op_variants.h), so their commands must differ too."""
-    objects = []
-    for corev in (1, 0):
-        result = scons("board=qemu", "corev_kernels=%d" % corev, "verbose=1", "-n",
-                       build_dir=tmp_path, cache=False)
-        assert result.returncode == 0, result.stdout
-        (line,) = [l for l in result.stdout.splitlines()
-                   if l.endswith("kernels/portable/cpu/op_add.cpp")]
-        define = re.search(r"-Dshould_include_kernel_dtype=(\S+)", line)
-        objects.append(define.group(1))
-    assert objects[0] != objects[1]

@@ -246,10 +246,7 @@ def ExecuTorchKernels(env, plan, made=None):
                 obj_dir, headers = _in(env, "kernels", kernel_set.name, "all"), []
             else:
                 own = {op: _dtypes_only(selection[op]) for op in ops}
-                # The library's name in the digest too: the directory's path reaches the
-                # object (its selected_op_variants.h), so the command must differ with it
-                # (the cache gives one object to one command).
-                obj_dir = _in(env, "kernels", kernel_set.name, _digest([kernel_set.name, own]))
+                obj_dir = _in(env, "kernels", kernel_set.name, _digest(own))
                 headers = once(obj_dir, lambda obj_dir=obj_dir, own=own: env.ETOpVariants(
                     os.path.join(obj_dir, "selected_op_variants.h"),
                     env.ETOplist(os.path.join(obj_dir, "selected_operators.yaml"),
