@@ -23,7 +23,7 @@ struct Input {
   size_t size;
 };
 
-// Static memory, in .noinit: startup does not spend cycles clearing it.
+// Static memory; the pools are in .noinit, so startup spends no cycles clearing them.
 extern uint8_t method_pool[];
 extern const size_t method_pool_size;
 extern uint8_t temp_pool[];
