@@ -3,12 +3,13 @@ one: the second checkout's build retrieves what the first built, compiles nothin
 what it retrieves names its own paths, not the first checkout's or build directory's.
 Build directories inside each checkout (build_dir=build) and outside both."""
 
+import os
 import re
 from pathlib import Path
 
 import pytest
 
-from sconsrun import scons
+from sconsrun import REPO, TEST_CACHE, scons
 from test_cli import copy_worktree
 
 APP = "app=tests/fixtures/cxx_smoke"
@@ -37,12 +38,17 @@ def files_naming(directory, paths):
     return found
 
 
-def build_twice(tmp_path, outside, *options):
+def build_twice(tmp_path, outside, *options, cache=None):
+    """The first checkout builds into cache (default: a new one, so that it compiles),
+    then the second. With the test run's cache, what the first retrieves may come from
+    other checkouts and build directories (this repository's)."""
     (first_top, first_dir), (second_top, second_dir) = checkouts(tmp_path, outside)
-    cache = "cache=%s" % (tmp_path / "cache")
+    own = cache is None
+    cache = "cache=%s" % (tmp_path / "cache" if own else cache)
     first = scons(*options, cache, build_dir=first_dir, cwd=first_top)
     assert first.returncode == 0, first.stdout
-    assert "Compiling" in first.stdout
+    if own:
+        assert "Compiling" in first.stdout
     second = scons(*options, cache, build_dir=second_dir, cwd=second_top)
     assert second.returncode == 0, second.stdout
     return first_top, first_dir, second_top, second_dir, second
@@ -68,33 +74,55 @@ def test_second_checkout_retrieves_everything_and_names_its_own_paths(tmp_path, 
 
 
 def test_second_checkout_retrieves_the_runner(et_root, tmp_path):
-    """A cache of its own: with the test run's, the second checkout would retrieve
-    objects that other checkouts compiled, and GCC 12 puts the working directory into
-    an LTO object (whatever -ffile-prefix-map says) when a file name in it is relative:
-    the same signature, other bytes, and archives and the link made again."""
-    first_top, first_dir, _, second_dir, second = build_twice(tmp_path, True, "board=qemu")
+    """With the test run's cache (the runtime compiles once for the whole run): the
+    second checkout retrieves everything, whichever checkout compiled it, and nothing
+    it retrieves names the first checkout, its build directory or this repository."""
+    first_top, first_dir, _, second_dir, second = build_twice(
+        tmp_path, True, "board=qemu", cache=os.environ[TEST_CACHE])
     assert not WORK.findall(second.stdout), second.stdout
-    assert files_naming(second_dir, [first_top, first_dir]) == []
+    assert files_naming(second_dir, [first_top, first_dir, REPO]) == []
     elfs = [list(Path(d).glob("*/add/executor_runner.elf")) for d in (first_dir, second_dir)]
     assert len(elfs[0]) == len(elfs[1]) == 1
     assert elfs[0][0].read_bytes() == elfs[1][0].read_bytes()
 
 
-def test_objects_with_one_signature_are_the_same_in_every_variant(et_root, tmp_path):
+@pytest.mark.parametrize("inside", [False, True], ids=["build-dir-outside", "build-dir-inside"])
+def test_objects_with_one_signature_are_the_same_in_every_variant(et_root, tmp_path, inside):
     """The cache keys an object by its signature, which names no directory: variants
     that compile the runtime with the same command (here the CORE-V kernels' and the
     portable ones') share its objects. Their contents must be the same too, or a build
     that retrieves one variant's object and compiles the next relinks for nothing (the
     variant's name reached method.o through the generated headers' paths)."""
     target = "executorch/runtime/executor/method.o"
+    # Inside a checkout, commands name the variant directory relative to it.
+    top = copy_worktree(tmp_path / "checkout") if inside else REPO
+    build_dir = top / "build" if inside else tmp_path
     built = []
     for corev in (1, 0):
         variant = "qemu-release-logoff-rv32imc-corev" + ("" if corev else "-portable")
-        path = tmp_path / variant / "et" / "core" / "runtime" / "executor" / "method.o"
+        path = build_dir / variant / "et" / "core" / "runtime" / "executor" / "method.o"
         result = scons("board=qemu", "corev_kernels=%d" % corev, str(path),
-                       build_dir=tmp_path, cache=False)
+                       build_dir=build_dir, cwd=top, cache=False)
         assert result.returncode == 0, result.stdout
         assert "Compiling %s" % target.replace(".o", ".cpp") in result.stdout, result.stdout
         built.append(path.read_bytes())
     assert built[0] == built[1]
 
+
+
+def test_objects_are_the_same_from_every_checkout(et_root, tmp_path):
+    """The cache gives two checkouts one key for an object (their places are not in its
+    command's signature), so the object must be the same bytes from either: GCC 12 wrote
+    the working directory into LTO objects whose file names -ffile-prefix-map left
+    relative (ours, given relative to the checkout, and everything it mapped to ".")."""
+    objects = {"method.o": "et/core/runtime/executor/method.o",
+               "corev_pal.o": "runner/corev_pal.o", "CoreVBackend.o": "backend/CoreVBackend.o"}
+    built = []
+    for name in ("first", "second-checkout"):
+        top = copy_worktree(tmp_path / name)
+        variant = tmp_path / "build" / name / "qemu-release-logoff-rv32imc-corev"
+        targets = [str(variant / path) for path in objects.values()]
+        result = scons("board=qemu", *targets, build_dir=variant.parent, cwd=top, cache=False)
+        assert result.returncode == 0, result.stdout
+        built.append({o: (variant / path).read_bytes() for o, path in objects.items()})
+    assert [o for o in objects if built[0][o] != built[1][o]] == []

@@ -163,8 +163,10 @@ def test_debug_batch_backtrace_names_our_sources(et_root, tmp_path):
         output = result.stdout
         assert result.returncode == 0, output[-4000:]
         backtrace = output[output.index("#0  et_pal_init"):]
-        assert "at pal/corev_pal.cpp:" in backtrace.splitlines()[0]
-        assert "in main () at examples/corev/executor_runner/corev_executor_runner.cpp:" in backtrace
+        # Debug information names the checkout /corev-et (builddir.debug_name).
+        assert "at /corev-et/pal/corev_pal.cpp:" in backtrace.splitlines()[0]
+        assert "in main () at /corev-et/examples/corev/executor_runner/corev_executor_runner.cpp:" \
+            in backtrace
         # The ExecuTorch frames' files are found in the tree (substitute-path).
         assert "Located in %s" % (Path(et_root) / "runtime" / "platform" / "runtime.cpp") in output
         assert "QEMU gdb server on 127.0.0.1:" in output

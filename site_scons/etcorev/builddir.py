@@ -17,12 +17,36 @@ _held = []        # (lock file, build_dir, made by this run): held until the pro
 
 
 def path_prefixes(top, build_dir, variant_dir):
-    """(directory, prefix) pairs that -ffile-prefix-map puts in objects instead of the
-    directories, in the compiler's order (the last that matches wins): the checkout is
-    ".", the build directory "build" and the variant's "build/variant" whatever its
-    name. Objects then name no place on this machine, and variants that compile a file
-    with the same command make the same object (the cache gives them one)."""
-    return [(top, "."), (build_dir, "build"), (variant_dir, VARIANT_PREFIX)]
+    """(directory, prefix) pairs that objects name instead of the directories, in the
+    compiler's order (the last that matches wins): the checkout is ".", the build
+    directory "build" and the variant's "build/variant" whatever its name. Inside the
+    checkout SCons names them relative to it, so those spellings too. Objects then name
+    no place on this machine, and variants that compile a file with the same command
+    make the same object (the cache gives them one)."""
+    pairs = [(top, "."), (build_dir, "build"), (variant_dir, VARIANT_PREFIX)]
+    pairs += [(os.path.relpath(directory, top), prefix) for directory, prefix in pairs[1:]
+              if directory.startswith(top + os.sep)]
+    return pairs
+
+
+DEBUG_ROOT = "/corev-et"
+
+
+def debug_name(prefix):
+    """Where debug information and LTO objects put what prefix stands for: an absolute
+    name. GCC 12 writes the working directory, unmapped, into an LTO object in which a
+    file name is relative, so the same command in two checkouts gave other bytes."""
+    return DEBUG_ROOT if prefix == "." else "%s/%s" % (DEBUG_ROOT, prefix)
+
+
+def prefix_map_flags(pairs, relative_dirs=()):
+    """The compiler flags for (directory, prefix) pairs: __FILE__ gets the prefixes,
+    debug information and LTO objects their debug_name()s. relative_dirs: the checkout's
+    directories, which name its files relative to it (pal/board.c), mapped first so
+    that the pairs win where both match."""
+    return (["-ffile-prefix-map=%s=%s" % pair for pair in pairs]
+            + ["-fdebug-prefix-map=%s/=%s/" % (d, debug_name(d)) for d in relative_dirs]
+            + ["-fdebug-prefix-map=%s=%s" % (d, debug_name(p)) for d, p in pairs])
 
 
 def prepare(build_dir):

@@ -29,7 +29,7 @@ import threading
 import SCons.Errors
 from SCons.Action import Action
 
-from etcorev import boards
+from etcorev import boards, builddir
 from etcorev.errors import BuildSetupError
 
 GDB = "gdb-multiarch"
@@ -46,9 +46,10 @@ def free_port():
 def source_maps(env):
     """(prefix in the debug information, directory) pairs: what -ffile-prefix-map
     replaced (SConstruct and the executorch tool), most specific first."""
-    maps = [(prefix, directory) for directory, prefix in reversed(env["PATH_PREFIXES"])]
+    maps = [(builddir.debug_name(prefix), directory)
+            for directory, prefix in reversed(env["PATH_PREFIXES"]) if os.path.isabs(directory)]
     if env.get("ET_ROOT"):
-        maps.insert(0, ("executorch", env["ET_ROOT"]))
+        maps.insert(0, (builddir.debug_name("executorch"), env["ET_ROOT"]))
     return maps
 
 

@@ -28,7 +28,7 @@ import sys
 
 from SCons.Action import Action
 
-from etcorev import et_index, require_tools
+from etcorev import builddir, et_index, require_tools
 from etcorev.errors import BuildSetupError
 from etcorev.et_tree import ETSourceError, check_tree
 
@@ -337,7 +337,7 @@ def generate(env):
         CPPPATH=[os.path.dirname(root), os.path.join(root, "runtime", "core", "portable_type", "c10"),
                  gen_dir] + include,
         # Absolute tree paths out of objects and debug info: reproducible builds.
-        CCFLAGS=["-ffile-prefix-map=%s=executorch" % root],
+        CCFLAGS=builddir.prefix_map_flags([(root, "executorch")]),
         # ExecuTorch deprecates its own aliases faster than its kernels stop using them.
         CXXFLAGS=["-Wno-deprecated-declarations"],
     )
