@@ -6,20 +6,12 @@ import SCons.CacheDir
 import SCons.Script
 import SCons.Util
 
+from etcorev import builddir
+
 # Stands for the build directory in the linker maps kept in the cache.
 BUILD_DIR_PLACEHOLDER = b"@COREV_ET_BUILD_DIR@"
 # Stands for the variant directory in the actions that key the cache.
 VARIANT_PLACEHOLDER = b"@COREV_ET_VARIANT@"
-
-
-def _spellings(directory):
-    """How commands name a directory: absolute, or relative to the top directory when
-    it is inside it (SCons runs commands there)."""
-    forms = [directory.encode()]
-    top = SCons.Script.Dir("#").abspath
-    if directory.startswith(top + os.sep):
-        forms.append(os.path.relpath(directory, top).encode())
-    return forms
 
 
 class BuildDirCache(SCons.CacheDir.CacheDir):
@@ -56,8 +48,9 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
             if path.startswith(self.build_dir + os.sep) and executor is not None:
                 variant, _, path = os.path.relpath(path, self.build_dir).partition(os.sep)
                 contents = executor.get_contents()
-                for form in _spellings(os.path.join(self.build_dir, variant)):
-                    contents = contents.replace(form, VARIANT_PLACEHOLDER)
+                top = SCons.Script.Dir("#").abspath
+                for form in builddir.spellings(os.path.join(self.build_dir, variant), top):
+                    contents = contents.replace(form.encode(), VARIANT_PLACEHOLDER)
                 action = SCons.Util.hash_signature(contents)
             else:
                 path = node.get_internal_path()

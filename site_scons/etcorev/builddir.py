@@ -24,9 +24,24 @@ def path_prefixes(top, build_dir, variant_dir):
     no place on this machine, and variants that compile a file with the same command
     make the same object (the cache gives them one)."""
     pairs = [(top, "."), (build_dir, "build"), (variant_dir, VARIANT_PREFIX)]
-    pairs += [(os.path.relpath(directory, top), prefix) for directory, prefix in pairs[1:]
-              if directory.startswith(top + os.sep)]
+    pairs += [(relative, prefix) for directory, prefix in pairs[1:]
+              for relative in spellings(directory, top)[1:]]
     return pairs
+
+
+def spellings(directory, top):
+    """How commands name a directory: absolute, and relative to the checkout (top) when
+    it is inside it (SCons runs commands there and names what is inside relatively)."""
+    forms = [directory]
+    if directory.startswith(top + os.sep):
+        forms.append(os.path.relpath(directory, top))
+    return forms
+
+
+def checkout_dirs(top):
+    """The checkout's directories, whose files commands name relative to it (pal/...)."""
+    return sorted(d for d in os.listdir(top)
+                  if not d.startswith(".") and os.path.isdir(os.path.join(top, d)))
 
 
 DEBUG_ROOT = "/corev-et"
