@@ -158,7 +158,9 @@ def test_debug_batch_backtrace_names_our_sources(et_root, tmp_path):
                       "frame 1\ninfo source\n")
     build_dir = tmp_path / "build"
     try:
-        result = scons("board=qemu", "debug=1", "debug", "debug_commands=%s" % script,
+        # The README's debug variant: its objects are shared with the other tests'.
+        result = scons("board=qemu", "logging=Info", "debug=1", "debug",
+                       "debug_commands=%s" % script,
                        build_dir=build_dir, timeout=1200)
         output = result.stdout
         assert result.returncode == 0, output[-4000:]
