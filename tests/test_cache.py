@@ -73,6 +73,25 @@ def test_second_checkout_retrieves_everything_and_names_its_own_paths(tmp_path, 
     assert hexes[0] == hexes[1]
 
 
+@pytest.mark.parametrize("value", ["off", "none"])
+def test_cache_off_builds_without_one(tmp_path, value):
+    """cache=off (any of COREV_ET_CACHE's words for off) builds without a cache, also
+    when the user settings name one: no directory named after the word, nothing put
+    into the settings' cache."""
+    top = copy_worktree(tmp_path / "checkout")
+    settings_cache = tmp_path / "settings-cache"
+    settings = tmp_path / "options.py"
+    settings.write_text("cache = %r\n" % str(settings_cache))
+    env = {k: v for k, v in os.environ.items() if k != TEST_CACHE}
+    env["COREV_ET_SETTINGS"] = str(settings)
+    result = scons(APP, "cache=%s" % value, build_dir=tmp_path / "build", cwd=top, env=env)
+    assert result.returncode == 0, result.stdout
+    assert WORK.findall(result.stdout), result.stdout
+    assert not (top / value).exists()
+    assert not settings_cache.exists() or not any(settings_cache.rglob("*.*")), \
+        sorted(settings_cache.rglob("*"))
+
+
 def test_second_checkout_retrieves_the_runner(et_root, tmp_path):
     """With the test run's cache (the runtime compiles once for the whole run): the
     second checkout retrieves everything, whichever checkout compiled it, and nothing

@@ -5,7 +5,7 @@ import textwrap
 
 # Placeholders in `scons -h` for options without a fixed list of values.
 METAVARS = {"model": "PATH", "inputs": "PATH", "app": "DIR", "executorch": "DIR",
-            "verilator_model": "PATH", "build_dir": "DIR", "cache": "DIR",
+            "verilator_model": "PATH", "build_dir": "DIR", "cache": "DIR|off",
             "toolchain": "PREFIX", "ops": "model|all|OP,...", "kernels": "DIR,...",
             "method_pool": "N", "temp_pool": "N", "install_dir": "DIR",
             "inspect_against": "ELF", "launcher": "ccache|distcc|icecc|COMMAND"}
@@ -138,6 +138,16 @@ def PathOption(key, help, default):
             _refuse(key, value, "the path contains %s, which SCons and the shell would "
                     "interpret; rename or move it" % " and ".join("'%s'" % c for c in bad))
     return Option((key, help, default, validate, None))
+
+
+def PathOrOffOption(key, help, default):
+    """A path, or a word for none: the words COREV_ET_CACHE takes (off, 0, no, none,
+    false), so that the command line can switch off what the user settings name."""
+    from etcorev.usercache import OFF_VALUES
+
+    def convert(value):
+        return "" if str(value).strip().lower() in OFF_VALUES else value
+    return Option(PathOption(key, help, default)[:4] + (convert,))
 
 
 def CommandOption(key, help, default):
