@@ -32,7 +32,8 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
     replaced by a placeholder, and come out with this build's directory in its place.
     (Objects and images name no build directory: -ffile-prefix-map maps it.)"""
 
-    build_dir = None          # set by use_cache()
+    build_dir = None          # set by use_cache(), with the checkout's directory
+    top = None
 
     def __init__(self, path):
         super().__init__(path)
@@ -48,8 +49,7 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
             if path.startswith(self.build_dir + os.sep) and executor is not None:
                 variant, _, path = os.path.relpath(path, self.build_dir).partition(os.sep)
                 contents = executor.get_contents()
-                top = SCons.Script.Dir("#").abspath
-                for form in builddir.spellings(os.path.join(self.build_dir, variant), top):
+                for form in builddir.spellings(os.path.join(self.build_dir, variant), self.top):
                     contents = contents.replace(form.encode(), VARIANT_PLACEHOLDER)
                 action = SCons.Util.hash_signature(contents)
             else:
@@ -86,5 +86,6 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
 
 
 def use_cache(env, cache_dir, build_dir):
-    cache_class = type("BuildDirCache", (BuildDirCache,), {"build_dir": build_dir})
+    cache_class = type("BuildDirCache", (BuildDirCache,),
+                       {"build_dir": build_dir, "top": SCons.Script.Dir("#").abspath})
     env.CacheDir(cache_dir, cache_class)

@@ -3,6 +3,8 @@
 import re
 import textwrap
 
+from etcorev.usercache import OFF_VALUES
+
 # Placeholders in `scons -h` for options without a fixed list of values.
 METAVARS = {"model": "PATH", "inputs": "PATH", "app": "DIR", "executorch": "DIR",
             "verilator_model": "PATH", "build_dir": "DIR", "cache": "DIR|off",
@@ -143,8 +145,6 @@ def PathOption(key, help, default):
 def PathOrOffOption(key, help, default):
     """A path, or a word for none: the words COREV_ET_CACHE takes (off, 0, no, none,
     false), so that the command line can switch off what the user settings name."""
-    from etcorev.usercache import OFF_VALUES
-
     def convert(value):
         return "" if str(value).strip().lower() in OFF_VALUES else value
     return Option(PathOption(key, help, default)[:4] + (convert,))

@@ -6,12 +6,11 @@ the model, the kernels its operators need, the runner's own sources and the mode
                                     backend=[backend_lib])
 
 What is shared between the models of a build lives once in the variant directory (see
-the executorch tool); each model's own files are in <variant>/<model>/:
+the executorch tool), sources (the runner, the PAL) among it, in <variant>/runner/; each
+model's own files are in <variant>/<model>/:
 
     runner_config.h        pools sized from the .pte, inputs (etcorev.runner_config)
     runner/*.o             model_sources compiled with that header
-
-sources (the runner, the PAL) are compiled once, into <variant>/runner/.
     model.S / model.o      the embedded model (or executor_runner.model.hex for XIP)
     executor_runner.elf    with .hex, .map, .size.txt (the firmware tool)
 
