@@ -201,10 +201,11 @@ def build_with_a_tree_copy(et_root, tmp_path_factory):
     shutil.copytree(et_root, tree, symlinks=True)
     before = _snapshot(tree)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    # The tree's place is part of its objects' signatures: the test run's cache has none
-    # of them, and this build compiles everything either way.
+    # A cache of its own, empty: this build compiles everything (from the copy), and
+    # test_a_tree_elsewhere_retrieves_from_the_cache builds from the test run's tree
+    # with this cache afterwards.
     result = scons("board=qemu", "executorch=%s" % tree, "model=%s" % qmlp,
-                   build_dir=top / "build", env=env, cache=False)
+                   "cache=%s" % (top / "cache"), build_dir=top / "build", env=env)
     return tree, before, result
 
 
@@ -229,6 +230,25 @@ def test_a_build_prints_no_compiler_warnings(build_with_a_tree_copy):
         assert "Compiling %s" % source in result.stdout, (source, result.stdout)
     warnings = [line for line in result.stdout.splitlines() if "warning:" in line]
     assert warnings == [], "\n".join(warnings[:20])
+
+
+def test_a_tree_elsewhere_retrieves_from_the_cache(build_with_a_tree_copy, et_root,
+                                                   tmp_path):
+    """Two ExecuTorch trees with the same contents in two places (a clone per CI job, a
+    submodule of each checkout) share one cache: the build with the other tree compiles
+    nothing, and its image is the same, byte for byte (no tree path in any object)."""
+    tree, _, first = build_with_a_tree_copy
+    assert first.returncode == 0, first.stdout
+    assert tree != et_root
+    top = tree.parent.parent
+    second = scons("board=qemu", "executorch=%s" % et_root,
+                   "model=%s" % (MODELS / "quantized" / "qmlp.pte"),
+                   "cache=%s" % (top / "cache"), build_dir=tmp_path / "build")
+    assert second.returncode == 0, second.stdout
+    assert "Compiling" not in second.stdout, second.stdout
+    elfs = [sorted(b.glob("*/qmlp/executor_runner.elf")) for b in (top / "build", tmp_path / "build")]
+    assert len(elfs[0]) == len(elfs[1]) == 1, elfs
+    assert elfs[0][0].read_bytes() == elfs[1][0].read_bytes()
 
 
 def test_a_second_scons_on_the_same_build_dir_is_refused(tmp_path):

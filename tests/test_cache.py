@@ -145,3 +145,29 @@ def test_objects_are_the_same_from_every_checkout(et_root, tmp_path):
         assert result.returncode == 0, result.stdout
         built.append({o: (variant / path).read_bytes() for o, path in objects.items()})
     assert [o for o in objects if built[0][o] != built[1][o]] == []
+
+
+def test_the_tree_place_leaves_the_key_and_nothing_else():
+    """What tree_places() replaces in a command: the tree (absolute, or relative when it
+    is inside the checkout, as a submodule) and -I<its parent>; not a longer name that
+    starts with the tree's, nor the parent elsewhere."""
+    import sys
+    sys.path.insert(0, str(REPO / "site_scons"))
+    from etcorev.buildcache import tree_places
+
+    def key(command, root, top="/ci/job-1/app"):
+        for pattern, placeholder in tree_places(root, top):
+            command = pattern.sub(placeholder, command.encode()).decode()
+        return command
+
+    a = key("g++ -I/ci/job-1 -ffile-prefix-map=/ci/job-1/executorch=executorch "
+            "/ci/job-1/executorch/runtime/x.cpp", "/ci/job-1/executorch")
+    b = key("g++ -I/ci/job-2 -ffile-prefix-map=/ci/job-2/executorch=executorch "
+            "/ci/job-2/executorch/runtime/x.cpp", "/ci/job-2/executorch")
+    assert a == b and "job" not in a, (a, b)
+    inside = key("g++ -Ithird_party -I/ci/job-1/app/third_party third_party/executorch/a.cpp",
+                 "/ci/job-1/app/third_party/executorch")
+    assert "third_party" not in inside, inside
+    kept = key("g++ -I/ci/job-1/executorch2 /ci/job-1/tools/b.cpp -I/ci/job-1x",
+               "/ci/job-1/executorch")
+    assert kept == "g++ -I/ci/job-1/executorch2 /ci/job-1/tools/b.cpp -I/ci/job-1x", kept

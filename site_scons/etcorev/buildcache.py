@@ -1,6 +1,7 @@
 """Build products shared between build directories and checkouts (cache=DIR)."""
 
 import os
+import re
 
 import SCons.CacheDir
 import SCons.Script
@@ -10,8 +11,9 @@ from etcorev import builddir
 
 # Stands for the build directory in the linker maps kept in the cache.
 BUILD_DIR_PLACEHOLDER = b"@COREV_ET_BUILD_DIR@"
-# Stands for the variant directory in the actions that key the cache.
+# Stand for the variant directory and the ExecuTorch tree in the actions that key the cache.
 VARIANT_PLACEHOLDER = b"@COREV_ET_VARIANT@"
+EXECUTORCH_PLACEHOLDER = b"@COREV_ET_EXECUTORCH@"
 
 
 class BuildDirCache(SCons.CacheDir.CacheDir):
@@ -24,7 +26,10 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
     for board=qemu and board=cv32e40p, or for corev_kernels=0 and 1, is compiled once.
     What the action reads from the variant directory (generated headers) is among the
     inputs, by content. The path stays in the key because the targets of one action
-    (ELF and map) have the same inputs.
+    (ELF and map) have the same inputs. The ExecuTorch tree's place is replaced too
+    (its sources are inputs by content, and -ffile-prefix-map keeps the place out of
+    objects): trees with the same contents anywhere (a clone per CI job, a submodule of
+    each checkout) share the cache.
 
     A linker map names the objects it linked by their paths, absolute when the build
     directory is outside the checkout: a map linked in out/a and retrieved into out/b
@@ -34,6 +39,7 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
 
     build_dir = None          # set by use_cache(), with the checkout's directory
     top = None
+    places = ()               # and (pattern, placeholder) for the ExecuTorch tree
 
     def __init__(self, path):
         super().__init__(path)
@@ -51,6 +57,8 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
                 contents = executor.get_contents()
                 for form in builddir.spellings(os.path.join(self.build_dir, variant), self.top):
                     contents = contents.replace(form.encode(), VARIANT_PLACEHOLDER)
+                for pattern, placeholder in self.places:
+                    contents = pattern.sub(placeholder, contents)
                 action = SCons.Util.hash_signature(contents)
             else:
                 path = node.get_internal_path()
@@ -85,7 +93,25 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
         return self._copy_replacing(src, dst, BUILD_DIR_PLACEHOLDER + os.sep.encode(), here)
 
 
-def use_cache(env, cache_dir, build_dir):
-    cache_class = type("BuildDirCache", (BuildDirCache,),
-                       {"build_dir": build_dir, "top": SCons.Script.Dir("#").abspath})
+def tree_places(root, top):
+    """(pattern, placeholder) pairs for the ExecuTorch tree at root in a command: the
+    tree, and the directory that holds it where it is an include path (-I<parent>:
+    sources include <executorch/...>), each absolute or relative to the checkout."""
+    places = []
+    for form in builddir.spellings(root, top):
+        places.append((re.compile(re.escape(form.encode()) + rb"(?=[/\s=\"']|$)"),
+                       EXECUTORCH_PLACEHOLDER))
+    for form in builddir.spellings(os.path.dirname(root), top):
+        places.append((re.compile(rb"-I" + re.escape(form.encode()) + rb"(?=[\s\"']|$)"),
+                       b"-I" + EXECUTORCH_PLACEHOLDER + b"/.."))
+    return tuple(places)
+
+
+def use_cache(env, cache_dir, build_dir, executorch=None):
+    """Builds in build_dir share cache_dir; executorch: the ExecuTorch tree's absolute
+    path, if the build has one."""
+    top = SCons.Script.Dir("#").abspath
+    cache_class = type("BuildDirCache", (BuildDirCache,), {
+        "build_dir": build_dir, "top": top,
+        "places": tree_places(executorch, top) if executorch else ()})
     env.CacheDir(cache_dir, cache_class)
