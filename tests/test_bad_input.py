@@ -14,7 +14,7 @@ import time
 import pytest
 
 from etcorev import flatbuf, pte
-from sconsrun import MODELS, REPO, assert_progress_rises_to_100, scons
+from sconsrun import MODELS, REPO, TEST_CACHE, assert_progress_rises_to_100, scons
 
 ADD = REPO / "examples" / "models" / "add.pte"
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
@@ -204,8 +204,14 @@ def build_with_a_tree_copy(et_root, tmp_path_factory):
     # A cache of its own, empty: this build compiles everything (from the copy), and
     # test_a_tree_elsewhere_retrieves_from_the_cache builds from the test run's tree
     # with this cache afterwards.
-    result = scons("board=qemu", "executorch=%s" % tree, "model=%s" % qmlp,
-                   "cache=%s" % (top / "cache"), build_dir=top / "build", env=env)
+    options = ("board=qemu", "executorch=%s" % tree, "model=%s" % qmlp)
+    result = scons(*options, "cache=%s" % (top / "cache"), build_dir=top / "build", env=env)
+    shared = os.environ.get(TEST_CACHE)
+    if result.returncode == 0 and shared:
+        # What it compiled is what builds with the test run's tree compile: theirs to take.
+        populate = scons(*options, "cache=%s" % shared, "--cache-populate",
+                         build_dir=top / "build", env=env)
+        assert populate.returncode == 0 and "Compiling" not in populate.stdout, populate.stdout
     return tree, before, result
 
 
