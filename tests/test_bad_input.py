@@ -208,7 +208,8 @@ def build_with_a_tree_copy(et_root, tmp_path_factory):
     result = scons(*options, "cache=%s" % (top / "cache"), build_dir=top / "build", env=env)
     shared = os.environ.get(TEST_CACHE)
     if result.returncode == 0 and shared:
-        # What it compiled is what builds with the test run's tree compile: theirs to take.
+        # Its objects are those a build with the test run's tree compiles (the tree's
+        # place is not in their key): into the test run's cache for the builds to come.
         populate = scons(*options, "cache=%s" % shared, "--cache-populate",
                          build_dir=top / "build", env=env)
         assert populate.returncode == 0 and "Compiling" not in populate.stdout, populate.stdout

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from etcorev.buildcache import tree_places
 from sconsrun import REPO, TEST_CACHE, scons
 from test_cli import copy_worktree
 
@@ -151,10 +152,6 @@ def test_the_tree_place_leaves_the_key_and_nothing_else():
     """What tree_places() replaces in a command: the tree (absolute, or relative when it
     is inside the checkout, as a submodule) and -I<its parent>; not a longer name that
     starts with the tree's, nor the parent elsewhere."""
-    import sys
-    sys.path.insert(0, str(REPO / "site_scons"))
-    from etcorev.buildcache import tree_places
-
     def key(command, root, top="/ci/job-1/app"):
         for pattern, placeholder in tree_places(root, top):
             command = pattern.sub(placeholder, command.encode()).decode()
