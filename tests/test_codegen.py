@@ -71,6 +71,58 @@ def test_an_entry_that_is_not_a_func_is_an_error():
         codegen_tool.schemas_for(ATEN + "- op: strange\n", ["- op: add.out\n"])
 
 
+# ---------------------------------------------------------------- codegen's own prints
+
+# A generator that prints the way gen_max_kernel_num does, with a pause in mid-line in
+# which the test lets another thread print (chatty_pause is put in sys.modules below).
+CHATTY_TOOL = """\
+import sys
+import chatty_pause
+def main(argv):
+    print("chatty_tool: wrote", argv[0], end="")
+    chatty_pause.meanwhile()
+    print(" (count=29)")
+    print("chatty_tool: warning", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("verbose", [0, 1])
+def test_codegen_prints_do_not_mix_into_the_build_output(verbose, tmp_path, capsys,
+                                                         monkeypatch):
+    """The generators run inside SCons's process, beside the job threads that print the
+    build's one-line messages: "wrote ... (count=29)" once split a CI build's output
+    mid-line. Quiet builds keep the generators' words out; verbose=1 prints them whole."""
+    import threading
+    import types
+    (tmp_path / "chatty_pkg").mkdir()
+    (tmp_path / "chatty_pkg" / "__init__.py").write_text("")
+    (tmp_path / "chatty_pkg" / "tool.py").write_text(CHATTY_TOOL)
+
+    def another_job_prints():
+        for i in range(3):
+            print("[ %d%%] Compiling other%d.cpp" % (i, i))
+
+    def meanwhile():
+        other = threading.Thread(target=another_job_prints)
+        other.start()
+        other.join()
+
+    monkeypatch.setitem(sys.modules, "chatty_pause", types.SimpleNamespace(meanwhile=meanwhile))
+    target = [types.SimpleNamespace(abspath=str(tmp_path / "out.h"))]
+    codegen_tool.run_codegen({"ET_ROOT": str(tmp_path), "verbose": verbose}, target,
+                             "chatty_pkg.tool", ["out.h"])
+
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[:3] == ["[ %d%%] Compiling other%d.cpp" % (i, i) for i in range(3)], out
+    if verbose:
+        assert lines[3:] == ["  (in-process) python -m chatty_pkg.tool out.h",
+                             "chatty_tool: wrote out.h (count=29)"], out
+        assert err == "chatty_tool: warning\n"
+    else:
+        assert lines[3:] == [] and err == "", out + err
+
+
 def _codegen(et_root, module, *argv):
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     subprocess.run([sys.executable, "-B", "-m", module] + list(argv), cwd=et_root, env=env,

@@ -37,8 +37,11 @@ def berkeley(elf):
 
 
 def library_table(output):
-    """{library: (text, rodata, data, bss, total)} of the first table in output."""
-    table = output.split("\n\n")[1] if "\n\n" in output else output
+    """{library: (text, rodata, data, bss, total)} of the table by library in output: from
+    its header line to the blank line after it (a build prints its steps before it)."""
+    header = re.search(r"^library +text +rodata +data +bss +total$", output, re.M)
+    assert header, output
+    table = output[header.end():].split("\n\n")[0]
     return {m.group(1).strip(): tuple(int(m.group(i)) for i in range(2, 7))
             for m in LIBRARY_ROW.finditer(table)}
 

@@ -25,6 +25,7 @@ the user's ExecuTorch tree. Their argument lists are what ExecuTorch's CMake pas
 
 import contextlib
 import importlib
+import io
 import json
 import os
 import re
@@ -60,9 +61,11 @@ def _tree_on_path(root):
 
 
 def run_codegen(env, target, module, argv):
-    """Run module's main() with argv, in this process; a failure is a one-line BuildError."""
-    root = env["ET_ROOT"]
-    with _LOCK, _tree_on_path(root):
+    """Run module's main() with argv, in this process; a failure is a one-line BuildError.
+    What the generator prints is held back: the job threads print the build's one-line
+    messages meanwhile, and its words would land inside them. verbose=1 shows them whole."""
+    root, failure = env["ET_ROOT"], None
+    with _LOCK, _tree_on_path(root), _this_thread_output() as said:
         saved_argv = sys.argv
         sys.argv = [module] + list(argv)
         try:
@@ -70,13 +73,52 @@ def run_codegen(env, target, module, argv):
             main() if module == "codegen.gen" else main(list(argv))
         except SystemExit as stop:                     # argparse
             if stop.code not in (None, 0):
-                raise _failure(target, module, "exit status %s" % stop.code)
+                failure = _failure(target, module, "exit status %s" % stop.code)
         except Exception as error:                     # its own asserts and errors
-            raise _failure(target, module, "%s: %s" % (type(error).__name__, error))
+            failure = _failure(target, module, "%s: %s" % (type(error).__name__, error))
         finally:
             sys.argv = saved_argv
     if env.get("verbose"):
-        print("  (in-process) python -m %s %s" % (module, " ".join(argv)))
+        sys.stdout.write("  (in-process) python -m %s %s\n%s" % (module, " ".join(argv),
+                                                                 said["stdout"]))
+        sys.stderr.write(said["stderr"])
+    if failure:
+        raise failure
+
+
+class _ThreadOutput:
+    """Stands in for sys.stdout or sys.stderr: one thread's writes go to a buffer, the
+    other threads' to the stream."""
+
+    def __init__(self, stream, thread):
+        self.stream, self.thread, self.held = stream, thread, io.StringIO()
+
+    def write(self, text):
+        if threading.get_ident() == self.thread:
+            return self.held.write(text)
+        return self.stream.write(text)
+
+    def flush(self):
+        if threading.get_ident() != self.thread:
+            self.stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+@contextlib.contextmanager
+def _this_thread_output():
+    """{"stdout": ..., "stderr": ...}: what this thread printed in the block, filled at its
+    end. Callers hold _LOCK, so one generator at a time swaps the streams."""
+    thread, said = threading.get_ident(), {}
+    saved = sys.stdout, sys.stderr
+    out, err = _ThreadOutput(saved[0], thread), _ThreadOutput(saved[1], thread)
+    sys.stdout, sys.stderr = out, err
+    try:
+        yield said
+    finally:
+        sys.stdout, sys.stderr = saved
+        said["stdout"], said["stderr"] = out.held.getvalue(), err.held.getvalue()
 
 
 def _failure(target, module, what):
