@@ -20,6 +20,7 @@ $INSPECTHTMLSUFFIX (.inspect.html). $inspect_against is the option's value.
 """
 
 import os
+import sys
 
 import SCons.Action
 import SCons.Builder
@@ -69,12 +70,11 @@ def _print_inspection(target, source, env):
     if other:                      # a bad file fails before anything is printed
         old = _inspect(target[0], other)
     with open(str(source[0]), encoding="utf-8") as f:
-        print(f.read().rstrip("\n"))
-    print("Picture: %s" % source[1])
+        said = [f.read().rstrip("\n"), "Picture: %s" % source[1]]
     if other:
-        print()
         new = _inspect(target[0], str(source[2]), str(source[3]))
-        print(footprint_report.format_growth(new, old))
+        said += ["", footprint_report.format_growth(new, old)]
+    sys.stdout.write("\n".join(said) + "\n")   # one write: other jobs may print meanwhile
     return 0
 
 

@@ -76,11 +76,11 @@ def _run(target, source, env):
     rows, failed = [], None
     for firmware in env["RUN_FIRMWARES"]:
         status, text, cycles, note = _run_one(firmware, env)
-        sys.stdout.write(text)
-        if cycles is not None:
-            print("Cycles: %d" % cycles)
+        said = [text.rstrip("\n")] if text else []   # printed in one write per firmware:
+        if cycles is not None:                           # other jobs may print meanwhile
+            said.append("Cycles: %d" % cycles)
         if env.get("profile") and firmware.get("model") is not None:
-            print(_profile_table(firmware, text, env))
+            said.append(_profile_table(firmware, text, env))
         problem = None
         if status:
             problem = (failures.describe(text, str(firmware["elf"]), env.get("ET_ROOT")) or note
@@ -90,13 +90,14 @@ def _run(target, source, env):
             check = _check_outputs(firmware, text, env)
             if check not in (None, "ok"):
                 problem, status = "outputs: " + check, 1
-        print("Exit status: %d" % status)
+        said.append("Exit status: %d" % status)
         if problem:
-            print("Run failed: %s" % problem)
+            said.append("Run failed: %s" % problem)
             failed = failed or (problem, status)
+        sys.stdout.write("\n".join(said) + "\n")
         rows.append(_row(firmware, status, text, check, problem))
     if len(rows) > 1:
-        print(_table(rows))
+        sys.stdout.write(_table(rows) + "\n")
     if failed:
         # The atexit handler below makes scons itself end with the program's status.
         raise ProgramExit(node=target[0], errstr="%s (exit status %d)" % failed,
