@@ -267,11 +267,15 @@ def test_a_second_scons_on_the_same_build_dir_is_refused(tmp_path):
         for line in first.stdout:
             if "Compiling" in line:
                 break
+        # Held still while the second one runs: the small build would otherwise finish
+        # (about 1 s) in a race with the second scons's start.
+        os.kill(first.pid, signal.SIGSTOP)
         second = scons("app=tests/fixtures/cxx_smoke", build_dir=tmp_path)
         assert second.returncode != 0
         assert "is in use by scons (pid %d" % first.pid in second.stdout, second.stdout
         assert "Traceback" not in second.stdout
     finally:
+        os.kill(first.pid, signal.SIGCONT)
         rest = first.communicate(timeout=600)[0]
     assert first.returncode == 0, rest
 
