@@ -57,7 +57,7 @@ def _check_fits(target, source, env):
     try:
         memory_usage.check_fits(usage)
     except memory_usage.SizeError as e:
-        print(memory_usage.format_size_report(usage))
+        sys.stdout.write(memory_usage.format_size_report(usage) + "\n")
         for node in target:
             if os.path.exists(node.abspath):
                 os.remove(node.abspath)
