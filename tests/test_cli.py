@@ -136,7 +136,9 @@ def test_help_lists_options_values_and_defaults(tmp_path):
                  "embed=incbin|xxd|embed  (default: incbin)",
                  "verbose=0|1  (default: 0)",
                  "model=PATH  (default: examples/models/add.pte)",
-                 "build_dir=DIR  (default: build; now: %s)" % build_dir):
+                 "build_dir=DIR  (default: build; now: %s)" % build_dir,
+                 # unset, so no "now:" (its converter keeps "choose for me" as 0)
+                 "method_pool=N  (default: none)"):
         assert "\n  " + line + "\n" in out, line + "\n" + out
     for name in ("model", "model_placement", "ops", "inputs", "board", "toolchain", "isa",
                  "build_type", "debug", "lto", "pic", "logging", "executorch",

@@ -54,11 +54,25 @@ def option_help(opts, env):
         else:
             shown = METAVARS.get(opt.key) or ("N" if str(default).isdigit() else "VALUE")
         about = "default: %s" % (default if default != "" else "none")
-        if str(actual) != str(default):
+        if str(actual) not in (str(default), str(_converted(opt, env))):
             about += "; now: %s" % actual
         lines.append("  %s=%s  (%s)" % (opt.key, shown, about))
         lines += textwrap.wrap(text, 88, initial_indent=" " * 6, subsequent_indent=" " * 6)
     return "\n".join(lines)
+
+
+def _converted(opt, env):
+    """The default as the option's converter gives it to the build (IntOption keeps an
+    unset "" as 0), the way SCons's Variables.Save compares them."""
+    if not opt.converter:
+        return opt.default
+    try:
+        try:
+            return opt.converter(opt.default)
+        except TypeError:
+            return opt.converter(opt.default, env)
+    except Exception:             # a converter that refuses its own default: no match
+        return opt.default
 
 
 # ---------------------------------------------------------------- validated options
