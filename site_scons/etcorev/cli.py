@@ -10,7 +10,9 @@ METAVARS = {"model": "PATH", "inputs": "PATH", "app": "DIR", "executorch": "DIR"
             "verilator_model": "PATH", "build_dir": "DIR", "cache": "DIR|off",
             "toolchain": "PREFIX", "ops": "model|all|OP,...", "kernels": "DIR,...",
             "method_pool": "N", "temp_pool": "N", "install_dir": "DIR",
-            "inspect_against": "ELF", "launcher": "ccache|distcc|icecc|COMMAND"}
+            "inspect_against": "ELF", "launcher": "ccache|distcc|icecc|COMMAND",
+            "expected": "PATH", "timeout": "SECONDS", "debug_commands": "FILE",
+            "rtol": "NUMBER", "atol": "NUMBER", "outputs": "ihex,bin|all|none"}
 
 
 def option_error(error):
