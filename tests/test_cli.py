@@ -267,6 +267,20 @@ def test_missing_executorch_tree(tmp_path):
     assert_clean_failure(result, "/nonexistent", "does not exist")
 
 
+def test_executorch_root_comes_before_the_user_settings(tmp_path):
+    """As `scons -h` and the README say: the command line, then $EXECUTORCH_ROOT, then
+    the settings file (the tests' et_root fixture looks in that order too)."""
+    settings = tmp_path / "options.py"
+    settings.write_text("executorch = %r\n" % str(tmp_path / "from-settings"))
+    env = dict(os.environ, COREV_ET_SETTINGS=str(settings),
+               EXECUTORCH_ROOT=str(tmp_path / "from-environment"))
+    result = scons(build_dir=tmp_path / "build", env=env)
+    assert_clean_failure(result, "from-environment", "does not exist")
+    result = scons("executorch=%s" % (tmp_path / "from-command-line"),
+                   build_dir=tmp_path / "build", env=env)
+    assert_clean_failure(result, "from-command-line", "does not exist")
+
+
 def test_executorch_older_than_1_0_is_refused(et_root, tmp_path):
     fake = tmp_path / "old" / "executorch"
     fake.mkdir(parents=True)
@@ -292,6 +306,20 @@ def test_paths_with_spaces(et_root, tmp_path):
     assert result.returncode == 0, result.stdout
     assert list(build_dir.glob("*/add_copy/executor_runner.hex")), tree(build_dir)
     assert scons("-q", "model=%s" % (models / "add copy.pte"), build_dir=build_dir).returncode == 0
+
+
+def test_scons_D_in_a_subdirectory(et_root, tmp_path):
+    """`scons -D` in a subdirectory (SCons climbs to the SConstruct and builds the default
+    targets): the defaults are the checkout's (examples/models/add.pte, build/), paths
+    typed on the command line are the launch directory's."""
+    top = copy_worktree(tmp_path / "tree")
+    result = scons("-D", build_dir=None, cwd=top / "examples")
+    assert result.returncode == 0, result.stdout
+    assert list((top / "build").glob("*/add/executor_runner.hex")), tree(top)
+    assert not (top / "examples" / "build").exists()
+    # The same model, named from examples/: nothing to do.
+    result = scons("-D", "-q", "model=models/add.pte", build_dir=None, cwd=top / "examples")
+    assert result.returncode == 0, result.stdout
 
 
 # ---------------------------------------------------------------- 6. reproducible
