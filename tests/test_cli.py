@@ -114,9 +114,14 @@ def test_clean_removes_everything_the_build_made(et_root, tmp_path):
     assert result.returncode == 0, result.stdout
     assert len(variant_dirs(build_dir)) == 1
     assert scons("-q", *debug, build_dir=build_dir).returncode == 0
+    # ... and says so: what is left, and how it goes.
+    left = variant_dirs(build_dir)[0]
+    assert re.search(r"^Left in .*: %s \(`scons -c` with its options removes it\)\.$"
+                     % re.escape(left), result.stdout, re.M), result.stdout
 
     result = scons("-c", *debug, build_dir=build_dir)
     assert result.returncode == 0, result.stdout
+    assert "Left in" not in result.stdout, result.stdout
     # Directories and SCons's .sconsign.dblite are gone too: the tree is as before.
     assert tree(build_dir) == tree_before
     assert repo_status() == status_before
