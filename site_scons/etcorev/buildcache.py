@@ -8,6 +8,7 @@ import SCons.Script
 import SCons.Util
 
 from etcorev import builddir
+from etcorev.errors import BuildSetupError
 
 # Stands for the build directory in the linker maps kept in the cache.
 BUILD_DIR_PLACEHOLDER = b"@COREV_ET_BUILD_DIR@"
@@ -110,6 +111,11 @@ def tree_places(root, top):
 def use_cache(env, cache_dir, build_dir, executorch=None):
     """Builds in build_dir share cache_dir; executorch: the ExecuTorch tree's absolute
     path, if the build has one."""
+    try:                    # SCons would make it too, with a traceback when it cannot
+        os.makedirs(cache_dir, exist_ok=True)
+    except OSError as error:
+        raise BuildSetupError("Cannot make the cache directory %s (cache=): %s."
+                              % (cache_dir, error.strerror))
     top = SCons.Script.Dir("#").abspath
     cache_class = type("BuildDirCache", (BuildDirCache,), {
         "build_dir": build_dir, "top": top,

@@ -140,7 +140,8 @@ def FloatOption(key, help, default, minimum=0.0):
 
     def validate(key, value, env):
         if not isinstance(value, float) or value < minimum:
-            _refuse(key, value, "expected a number of at least %g" % minimum)
+            _refuse(key, "%g" % value if isinstance(value, float) else value,  # as typed
+                    "expected a number of at least %g" % minimum)
     return Option((key, help, default, validate, convert))
 
 
@@ -148,9 +149,12 @@ def FloatOption(key, help, default, minimum=0.0):
 UNSAFE_PATH_CHARACTERS = '$"`'
 
 
-def PathOption(key, help, default):
-    """A path, or a comma-separated list of them (relative to where scons was started)."""
+def PathOption(key, help, default, required=False):
+    """A path, or a comma-separated list of them (relative to where scons was started);
+    required: not empty."""
     def validate(key, value, env):
+        if required and not str(value).strip():
+            _refuse(key, value, "it must not be empty (default: %s)" % default)
         bad = sorted({c for c in str(value) if c in UNSAFE_PATH_CHARACTERS})
         if bad:
             _refuse(key, value, "the path contains %s, which SCons and the shell would "
