@@ -157,6 +157,17 @@ def test_a_hanging_program_is_stopped(tmp_path):
     assert "Traceback" not in result.stdout
 
 
+def test_a_simulator_that_cannot_start_is_named_with_its_option(tmp_path):
+    missing = tmp_path / "no-such" / "Vtb_top_verilator"
+    result = scons("board=cv32e40p", "app=tests/fixtures/cxx_smoke", "run",
+                   "verilator_model=%s" % missing, build_dir=tmp_path / "build")
+    assert result.returncode != 0, result.stdout
+    errors = [line for line in result.stdout.splitlines() if line.startswith("scons: ***")]
+    assert len(errors) == 1, result.stdout
+    for phrase in ("verilator_model=%s" % missing, "No such file or directory"):
+        assert phrase in errors[0], result.stdout
+
+
 def test_an_image_that_does_not_fit_is_never_published(et_root, tmp_path):
     """Bigger than the board with its code, though the model alone passes the early
     check: the link fails, the ELF and map are removed, nothing is installed."""

@@ -5,7 +5,9 @@ A board module defines:
     DEFINES            CPPDEFINES for the shared startup code and console (board.c)
     regions(model_placement) -> [Region]   memory regions; the first holds the image,
                        a region named "model" holds an external model
-    run_command(elf, hexfile, env) -> [argv] or None   how `scons run` runs firmware
+    run_command(elf, hexfile, env, workdir, model) -> [argv] or None
+                       how `scons run` runs firmware; None: NO_RUNNER_MESSAGE says why
+    RUNNER_OPTION      (optional) the option naming the simulator, for errors about it
     parse_run(output, returncode) -> RunResult         exit status and cycles
     debug_command(elf, hexfile, env, workdir, port, model) -> [argv] or None
                        (optional) the simulator halted with a gdb server on 127.0.0.1:port,

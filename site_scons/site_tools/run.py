@@ -46,6 +46,10 @@ def _run_one(firmware, env):
             proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, errors="replace", cwd=workdir,
                                   timeout=env["timeout"], text=True)
+        except OSError as error:           # not there, not executable, not a program
+            option = getattr(board, "RUNNER_OPTION", None)
+            raise SCons.Errors.UserError("Cannot start %s: %s." % (
+                "%s=%s" % (option, env[option]) if option else argv[0], error.strerror))
         except subprocess.TimeoutExpired as expired:
             text = expired.stdout or ""
             text = text.decode(errors="replace") if isinstance(text, bytes) else text

@@ -33,6 +33,9 @@ def regions(model_placement):
     return [Region("ram", 0, 4 * MiB)]
 
 
+# The option that names the simulator, for errors about it.
+RUNNER_OPTION = "verilator_model"
+
 NO_RUNNER_MESSAGE = (
     "No Verilator model to run board=cv32e40p firmware on: set verilator_model= to the "
     "testbench's Vtb_top_verilator (on the command line or in the user settings), or "
