@@ -177,6 +177,7 @@ def test_errors_are_one_line(app_build, tmp_path):
         assert "Traceback" not in result.stdout
         errors = [line for line in result.stdout.splitlines() if line.startswith("scons: ***")]
         assert len(errors) == 1 and message in errors[0], result.stdout
+        assert "inspect_against=" in errors[0], result.stdout     # the option to change
         assert "Top 10 objects" not in result.stdout   # fails before printing
 
 

@@ -36,12 +36,14 @@ def _demangler(env):
     return footprint_report.demangler(env.get("TOOLCHAIN_PREFIX", ""))
 
 
-def _inspect(node, elf, map_file=None):
+def _inspect(node, elf, map_file=None, option=None):
+    """option: the option that named elf, to say what to change when it is no good."""
     try:
         return footprint.inspect(elf, map_file)
     except footprint.FootprintError as e:
         # A BuildError prints its message on one line, without a traceback.
-        raise SCons.Errors.BuildError(node=node, errstr=str(e)) from None
+        raise SCons.Errors.BuildError(
+            node=node, errstr=("%s=: %s" % (option, e)) if option else str(e)) from None
 
 
 def _write_report(target, source, env):
@@ -68,7 +70,7 @@ def _print_inspection(target, source, env):
     """The alias's action: the tables, then the growth from inspect_against."""
     other = env.get("inspect_against")      # an absolute path (SConstruct)
     if other:                      # a bad file fails before anything is printed
-        old = _inspect(target[0], other)
+        old = _inspect(target[0], other, option="inspect_against")
     with open(str(source[0]), encoding="utf-8") as f:
         said = [f.read().rstrip("\n"), "Picture: %s" % source[1]]
     if other:
