@@ -86,12 +86,19 @@ class Option(tuple):
     """An option whose value is validated as given, not after $-substitution."""
 
 
+class PathsOption(Option):
+    """An option whose value is a path or a comma-separated list of them."""
+
+
 def add_options(opts, *options):
+    """Add them to opts; returns the keys of the path options (their relative paths are
+    resolved once the options are read)."""
     for option in options:
         if isinstance(option, Option):
             opts.Add(*option, subst=False)
         else:
             opts.AddVariables(option)
+    return [option[0] for option in options if isinstance(option, PathsOption)]
 
 def _refuse(key, value, why):
     import SCons.Errors
@@ -159,7 +166,7 @@ def PathOption(key, help, default, required=False):
         if bad:
             _refuse(key, value, "the path contains %s, which SCons and the shell would "
                     "interpret; rename or move it" % " and ".join("'%s'" % c for c in bad))
-    return Option((key, help, default, validate, None))
+    return PathsOption((key, help, default, validate, None))
 
 
 def PathOrOffOption(key, help, default):
@@ -167,7 +174,7 @@ def PathOrOffOption(key, help, default):
     false), so that the command line can switch off what the user settings name."""
     def convert(value):
         return "" if str(value).strip().lower() in OFF_VALUES else value
-    return Option(PathOption(key, help, default)[:4] + (convert,))
+    return PathsOption(PathOption(key, help, default)[:4] + (convert,))
 
 
 def CommandOption(key, help, default):
