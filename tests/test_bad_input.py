@@ -93,6 +93,11 @@ REFUSED = [
     ("model={files}/dollar$model.pte", ["model", "'$'", "rename or move it"]),
     ("build_dir={files}/a-file", ["a-file", "names a file"]),
     ("build_dir=", ["build_dir", "must not be empty"]),
+    ("app={files}/missing-app", ["app=", "missing-app", "is not a directory"]),
+    ("kernels={files}/missing-kernels", ["kernels=", "missing-kernels", "does not exist"]),
+    ("kernels={files}/a-file", ["kernels=", "a-file", "is a file, not a directory"]),
+    ("app={files}/a-file", ["app=", "a-file", "is not a directory"]),
+    ("app={files}/empty-dir", ["app=", "empty-dir", "holds no .c, .cpp or .S file"]),
     ("cache={files}/a-file/cache", ["cache directory", "a-file/cache", "Not a directory"]),
     ("timeout=-1", ["timeout", "'-1'", "at least 1"]),
     ("inputs={files}/int-inputs.json", ["Input 0", "int32[5]", "expects float32[5]"]),
@@ -155,6 +160,14 @@ def test_a_hanging_program_is_stopped(tmp_path):
     assert "looping" in result.stdout
     assert "stopped after timeout=3 s" in result.stdout
     assert "Traceback" not in result.stdout
+
+
+def test_an_install_dir_that_cannot_be_made_is_refused_before_building(et_root, files):
+    """`scons install` into a path under a file: one line naming the option, before
+    anything is built (SCons itself would fail at the copy, after the whole build)."""
+    result = scons("install", "install_dir=%s" % (files / "a-file" / "install"),
+                   build_dir=files / "build")
+    assert_refused(result, "install_dir=", "a-file", "not a directory")
 
 
 def test_a_simulator_that_cannot_start_is_named_with_its_option(tmp_path):

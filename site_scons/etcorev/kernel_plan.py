@@ -221,7 +221,9 @@ def libraries(root, kernel_dirs=(), corev=True):
     users = []
     for directory in kernel_dirs:
         if not os.path.isdir(directory):
-            raise BuildSetupError("Kernel directory '%s' (kernels=) does not exist." % directory)
+            raise BuildSetupError("Kernel directory '%s' (kernels=) %s." % (
+                directory, "is a file, not a directory" if os.path.exists(directory)
+                else "does not exist"))
         library = DirectoryKernels(directory)
         library.name = _unique_name(library.name, taken)
         users.append(library)

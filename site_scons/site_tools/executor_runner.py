@@ -21,6 +21,7 @@ method_pool, temp_pool, clock_hz, model_align, embed, model_placement, install_d
 import os
 
 from etcorev import kernel_plan, model_io, models, require_tools, runner_config
+from etcorev.errors import BuildSetupError
 
 
 def _selection(env, program):
@@ -119,6 +120,7 @@ def InstallRunners(env, firmwares):
     """`scons install`: the application note's layout (install_dir/executor_runner.*), so
     its `Vtb_top_verilator +firmware=../install/executor_runner.hex` works unchanged; with
     several models, one directory per model."""
+    _check_install_dir(env["install_dir"])
     nodes = []
     for firmware in firmwares:
         directory = env["install_dir"]
@@ -129,6 +131,16 @@ def InstallRunners(env, firmwares):
             nodes += env.InstallAs(os.path.join(directory, "executor_runner" + suffix),
                                    firmware[key])
     return env.Alias("install", nodes)
+
+
+def _check_install_dir(directory):
+    """A file where install_dir or a parent of it should be a directory is one line here;
+    SCons would raise a TypeError while the nodes are declared."""
+    path = directory
+    while not os.path.exists(path):
+        path = os.path.dirname(path)
+    if not os.path.isdir(path):
+        raise BuildSetupError("install_dir=%s: %s is a file, not a directory." % (directory, path))
 
 
 def generate(env):
