@@ -86,7 +86,7 @@ class Option(tuple):
     """An option whose value is validated as given, not after $-substitution."""
 
 
-class PathsOption(Option):
+class PathValuedOption(Option):
     """An option whose value is a path or a comma-separated list of them."""
 
 
@@ -98,7 +98,7 @@ def add_options(opts, *options):
             opts.Add(*option, subst=False)
         else:
             opts.AddVariables(option)
-    return [option[0] for option in options if isinstance(option, PathsOption)]
+    return [option[0] for option in options if isinstance(option, PathValuedOption)]
 
 def _refuse(key, value, why):
     import SCons.Errors
@@ -166,7 +166,7 @@ def PathOption(key, help, default, required=False):
         if bad:
             _refuse(key, value, "the path contains %s, which SCons and the shell would "
                     "interpret; rename or move it" % " and ".join("'%s'" % c for c in bad))
-    return PathsOption((key, help, default, validate, None))
+    return PathValuedOption((key, help, default, validate, None))
 
 
 def PathOrOffOption(key, help, default):
@@ -174,7 +174,7 @@ def PathOrOffOption(key, help, default):
     false), so that the command line can switch off what the user settings name."""
     def convert(value):
         return "" if str(value).strip().lower() in OFF_VALUES else value
-    return PathsOption(PathOption(key, help, default)[:4] + (convert,))
+    return PathValuedOption(PathOption(key, help, default)[:4] + (convert,))
 
 
 def CommandOption(key, help, default):
