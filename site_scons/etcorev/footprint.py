@@ -32,8 +32,8 @@ Library groups
 --------------
 From the input file's path as the map gives it: ``libexecutorch_core.a`` and the
 per-model ``runtime/...`` objects (the kernel registry) are ``ExecuTorch core``; each
-``libkernels_<name>.a`` (its operators and the util objects archived with them) is
-``kernels_<name>``; ``libregistration_<name>.a`` is ``registration_<name>``;
+``libkernels_<name>.a`` (its operators) is ``kernels_<name>``; ``libkernel_helpers.a``
+(the util and pattern objects the kernels of every library share) is ``kernel helpers``; ``libregistration_<name>.a`` is ``registration_<name>``;
 ``libprim_ops.a`` is ``prim_ops``; ``libcorev_backend.a`` the backend; ``runner/``
 and ``startup/`` objects (runner, PAL, crt0, board) the ``runner``; the object that
 holds ``.rodata.model`` / defines ``model_pte`` the ``model``; then ``libstdc++``
@@ -126,6 +126,7 @@ RUNNER = "runner"
 MODEL = "model"
 BACKEND = "backend"
 PRIM_OPS = "prim_ops"
+KERNEL_HELPERS = "kernel helpers"
 LIBSTDCXX = "libstdc++"
 LIBC = "libc"
 LIBM = "libm"
@@ -185,6 +186,8 @@ def classify(path: str) -> str:
             return stem
         if stem == "prim_ops":
             return PRIM_OPS
+        if stem == "kernel_helpers":
+            return KERNEL_HELPERS
         if stem.endswith("_backend"):
             return BACKEND
         if stem in ("stdc++", "supc++", "stdc++_nano", "supc++_nano"):

@@ -78,6 +78,9 @@ def _firmware(env, model, plan, runtime, backend, runner_parts, made):
     kernels = env.ExecuTorchKernels(plan, made)
     kernel_libs = [env.StaticLibrary(os.path.join(model_dir, "kernels_" + k.name), objects)
                    for k, objects in zip(plan.kernel_sets, kernels["objects"])]
+    if kernels["helpers"]:      # after every library's operators: they all use them
+        kernel_libs.append(env.StaticLibrary(os.path.join(model_dir, "kernel_helpers"),
+                                             kernels["helpers"]))
     whole_archive = kernels["whole_archive"] + list(backend)
     if plan.prim_ops or env["ops"] == "all":
         whole_archive += runtime["prim_ops"]

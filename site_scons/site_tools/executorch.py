@@ -15,7 +15,7 @@ codegen (the executorch_codegen tool). What one variant builds:
 
     env.Tool("executorch")                 # needs $executorch (the tree) and the toolchain
     runtime = env.ExecuTorchRuntime()      # {"core": lib, "prim_ops": lib}
-    kernels = env.ExecuTorchKernels(plan)  # libs, whole-archive registrations, registry
+    kernels = env.ExecuTorchKernels(plan)  # op objects per library, helpers, registrations
 """
 
 import hashlib
@@ -199,7 +199,14 @@ def _object_base(env, source):
 def ExecuTorchKernels(env, plan, made=None):
     """The kernel libraries, registrations and registry for a kernel_plan.Plan. made:
     a dict shared between the calls of one build, so that shared nodes are made once.
-    Returns {"libs": [...], "whole_archive": [...], "registry": [objects]}."""
+    Returns {"objects": [op objects of each kernel set], "helpers": [objects],
+    "whole_archive": [registration libraries], "registry": [objects]}.
+
+    The helpers (util/, pattern/) are one list for all the libraries: each is compiled
+    for the first library that needs it, and a later library's operators need it too
+    (the portable reductions and the CORE-V softmax's fallback share reduce_util.cpp).
+    Archived with the operators of one library, a helper is passed by before a later
+    library's archive asks for it; archived after every library's operators, it links."""
     made = {} if made is None else made
 
     def once(key, make):
@@ -207,7 +214,7 @@ def ExecuTorchKernels(env, plan, made=None):
             made[key] = make()
         return made[key]
 
-    libs, registrations, oplists = [], [], []
+    libs, helpers, registrations, oplists = [], [], [], []
     for kernel_set in plan.kernel_sets:
         lib_env = env.Clone()
         lib_env.Append(CPPPATH=list(kernel_set.include_dirs))
@@ -275,12 +282,13 @@ def ExecuTorchKernels(env, plan, made=None):
         # two lists with a helper in common gave its object two environments).
         for source in kernel_set.util_sources:
             helper = os.path.relpath(source, env["ET_ROOT"])
-            objects += once(("util", helper), lambda helper=helper: _tree_objects(
+            helpers += once(("util", helper), lambda helper=helper: _tree_objects(
                 env, _in(env, "et", "kernels"), [helper]))
         libs.append(objects)
     registry_dir = _in(env, "registry", _digest([k.selection for k in plan.kernel_sets]))
     registry = once(registry_dir, lambda: env.ExecuTorchRegistry(registry_dir, oplists))
-    return {"objects": libs, "whole_archive": registrations, "registry": registry}
+    return {"objects": libs, "helpers": helpers, "whole_archive": registrations,
+            "registry": registry}
 
 
 def ExecuTorchRegistry(env, out_dir, oplists):
