@@ -69,6 +69,9 @@ def files(tmp_path):
     write("no-outputs.pte", corrupt_output_list(ADD.read_bytes()))
     write('quote"model.pte', ADD.read_bytes())
     write("dollar$model.pte", ADD.read_bytes())
+    write("huge-inputs.json", [{"dtype": "float32", "shape": [5], "values": [1e39, 1, 1, 1, 1]},
+                               {"dtype": "float32", "shape": [5], "values": [1] * 5}])
+    write("object.json", {"dtype": "float32", "shape": [5], "values": [2] * 5})
     return tmp_path
 
 
@@ -83,7 +86,7 @@ REFUSED = [
     ("model_align=8", ["model_align", "'8'", "at least 16"]),
     ("clock_hz=0", ["clock_hz", "'0'", "at least 1"]),
     ("clock_hz=fast", ["clock_hz", "'fast'"]),
-    ("timeout=never", ["timeout", "'never'", "a number"]),
+    ("timeout=never", ["timeout", "'never'", "a finite number"]),
     ("ops=", ["ops", "must not be empty"]),
     ("ops=aten::not_an_op.out", ["aten::not_an_op.out", "not in any kernel library"]),
     ("model={files}/missing.pte", ["missing.pte", "not found"]),
@@ -109,6 +112,32 @@ REFUSED = [
     ("toolchain=x86_64-linux-gnu-", ["x86_64-linux-gnu-gcc", "not a RISC-V compiler"]),
     ("toolchain=nonexistent-prefix-", ["No RISC-V cross compiler found",
                                        "nonexistent-prefix-gcc"]),
+    # Round two: integers that would wrap in the C type they become.
+    ("num_executions=4294967297", ["num_executions", "'4294967297'", "at most 2147483647"]),
+    ("num_executions=99999999999999999999", ["num_executions", "at most 2147483647"]),
+    ("temp_pool=999999999999", ["temp_pool", "'999999999999'", "at most 2147483647"]),
+    ("method_pool=4294967296", ["method_pool", "at most 2147483647"]),
+    ("clock_hz=4294967296", ["clock_hz", "at most 4294967295"]),
+    ("max_cycles=2147483648", ["max_cycles", "at most 2147483647"]),
+    ("model_align=4294967296", ["model_align", "at most"]),
+    # Numbers that are not finite or too large for a timer, tolerances that switch the
+    # check off.
+    ("timeout=inf", ["timeout", "'inf'", "at most"]),
+    ("timeout=nan", ["timeout", "'nan'", "a finite number"]),
+    ("timeout=1e12", ["timeout", "'1e12'", "at most"]),
+    ("timeout=3000000", ["timeout", "'3000000'", "at most"]),
+    ("rtol=nan", ["rtol", "'nan'", "a finite number"]),
+    ("atol=inf", ["atol", "'inf'", "a finite number"]),
+    ("rtol=-1", ["rtol", "'-1'", "at least 0"]),
+    # Values and files that broke after the build, or with a traceback.
+    ("inputs={files}/huge-inputs.json", ["Input 0", "does not fit float32"]),
+    ("expected={files}/not-json.json", ["Cannot read outputs", "expected=", "not valid JSON"]),
+    ("expected={files}/missing.json", ["Cannot read outputs", "expected=", "missing.json"]),
+    ("expected={files}/object.json", ["Cannot read outputs", "expected=", "not a list"]),
+    ("expected={files}/int-inputs.json", ["expected=", "2 outputs", "has 1"]),
+    # Options that contradict each other or the model.
+    ("debug=1 build_type=Release", ["debug=1", "build_type=Release"]),
+    ("ops=aten::mul.out", ["ops=", "aten::add.out", "add.pte"]),
 ]
 
 
@@ -118,7 +147,7 @@ def test_refused_with_one_line(et_root, files, option, phrases):
     if option.startswith("toolchain=x86") and not shutil.which("x86_64-linux-gnu-gcc"):
         pytest.skip("no x86_64-linux-gnu-gcc to name")
     build_dir = files / "build"
-    args = [option.format(files=files)]
+    args = option.format(files=files).split(" ")
     if not option.startswith("build_dir="):
         args.append("build_dir=%s" % build_dir)
     result = scons(*args, build_dir=None)

@@ -1,5 +1,6 @@
 """The command-line face of the build: `scons -h` text and one-line option errors."""
 
+import math
 import re
 import textwrap
 
@@ -105,9 +106,17 @@ def _refuse(key, value, why):
     raise SCons.Errors.UserError("Invalid value '%s' for %s: %s." % (value, key, why))
 
 
+# The largest value of the C type an integer option becomes on RV32 (int, size_t pools
+# whose arrays may not exceed PTRDIFF_MAX, uint32_t): beyond it the value would wrap.
+C_TYPE_MAXIMUM = {"int": 2**31 - 1, "array size": 2**31 - 1, "uint32_t": 2**32 - 1}
+
+
 def IntOption(key, help, default, minimum=None, maximum=None, power_of_two=False,
-              optional=False):
-    """A whole number (optional: empty means "choose for me", kept as 0)."""
+              optional=False, ctype=None):
+    """A whole number (optional: empty means "choose for me", kept as 0). ctype: the C
+    type the value becomes (C_TYPE_MAXIMUM), which bounds it unless maximum is lower."""
+    if ctype is not None:
+        maximum = min(C_TYPE_MAXIMUM[ctype], maximum if maximum is not None else 2**64)
     def convert(value):
         if optional and str(value).strip() == "":
             return 0
@@ -138,18 +147,24 @@ def IntOption(key, help, default, minimum=None, maximum=None, power_of_two=False
                    convert))
 
 
-def FloatOption(key, help, default, minimum=0.0):
+def FloatOption(key, help, default, minimum=0.0, maximum=None):
+    """A finite number from minimum to maximum: inf and nan would switch a tolerance
+    check off or overflow a timer. Checked as it is converted, so that the error quotes
+    the value as typed (1e12, not 1e+12)."""
     def convert(value):
+        wanted = "expected a finite number of at least %g" % minimum
+        if maximum is not None:
+            wanted += " and at most %g" % maximum
+        typed = str(value).strip()
         try:
-            return float(value)
+            number = float(typed)
         except ValueError:
-            return value
-
-    def validate(key, value, env):
-        if not isinstance(value, float) or value < minimum:
-            _refuse(key, "%g" % value if isinstance(value, float) else value,  # as typed
-                    "expected a number of at least %g" % minimum)
-    return Option((key, help, default, validate, convert))
+            _refuse(key, typed, wanted)
+        if not math.isfinite(number) or number < minimum \
+                or (maximum is not None and number > maximum):
+            _refuse(key, typed, wanted)
+        return number
+    return Option((key, help, default, None, convert))
 
 
 # Characters SCons substitutes or a shell interprets inside the commands a path ends up in.

@@ -86,10 +86,28 @@ def check_inputs(tensors: List[Tensor], specs, path: str, model: str) -> List[by
                                   "(supported: %s)." % (i, model, tensor.dtype, ", ".join(PACK_FORMATS)))
         try:
             arrays.append(b"".join(struct.pack(fmt, v) for v in tensor.values))
-        except struct.error as error:
+        except (struct.error, OverflowError) as error:     # 1e39 for a float32: Overflow
             raise BuildSetupError("Input %d in '%s': a value does not fit %s (%s)."
                                   % (i, path, tensor.dtype, error))
     return arrays
+
+
+def check_expected(tensors: List[Tensor], specs, path: str, model: str) -> None:
+    """Expected outputs that cannot match the program's outputs (count, dtype, shape)
+    are refused before anything is built, not found after building and running."""
+    described = "; ".join("output %d: %s" % (i, s.describe()) for i, s in enumerate(specs))
+    if len(tensors) != len(specs):
+        raise BuildSetupError(
+            "The expected outputs file '%s' (expected=) gives %d output%s, but %s has %d "
+            "(%s)." % (path, len(tensors), "" if len(tensors) == 1 else "s", model,
+                       len(specs), described))
+    for i, (tensor, spec) in enumerate(zip(tensors, specs)):
+        if spec.kind == "tensor" and spec.dtype and spec.shape and (
+                tensor.dtype != spec.dtype or list(tensor.shape) != list(spec.shape)):
+            raise BuildSetupError(
+                "Output %d in '%s' (expected=) is %s[%s], but %s gives %s (%s)."
+                % (i, path, tensor.dtype, ",".join(map(str, tensor.shape)), model,
+                   spec.describe(), described))
 
 
 def parse_outputs(text: str):

@@ -29,7 +29,21 @@ def _selection(env, program):
         return program.kernel_keys
     if env["ops"] == "all":
         return "all"
-    return {op.strip(): [] for op in env["ops"].split(",") if op.strip()}
+    return {kernel_plan.normalize_op(op): [] for op in env["ops"].split(",") if op.strip()}
+
+
+def _check_selection_covers(env, model, selection):
+    """ops=a,b that leaves out an operator of the model: refused now, where the firmware
+    would fail at load_method with OperatorMissing."""
+    if not isinstance(selection, dict):
+        return
+    left_out = sorted(set(model.program.operators) - set(selection))
+    if left_out:
+        raise BuildSetupError(
+            "ops=%s leaves out operator%s that %s uses: %s. Add %s to ops= (or use "
+            "ops=model, the default, which takes the model's own)."
+            % (env["ops"], "s" if len(left_out) > 1 else "", os.path.basename(model.path),
+               ", ".join(left_out), "them" if len(left_out) > 1 else "it"))
 
 
 def _kernel_names(env, plan):
@@ -64,8 +78,10 @@ def ExecutorRunners(env, sources, model_sources, backend):
     for model in models.model_set(env["model"], env["inputs"], env["expected"]):
         program = models.load_program(model, _model_region(env), env["model_placement"],
                                       env["board"])
-        plan = kernel_plan.plan(env["ET_ROOT"], _selection(env, program), kernel_dirs,
+        selection = _selection(env, program)
+        plan = kernel_plan.plan(env["ET_ROOT"], selection, kernel_dirs,
                                 corev=env["corev_kernels"])
+        _check_selection_covers(env, model, selection)
         print("Kernels for %s: %s" % (os.path.basename(model.path),
                                       ", ".join(_kernel_names(env, plan)) or "none"))
         firmwares.append(_firmware(env, model, plan, runtime, backend,
@@ -90,6 +106,10 @@ def _firmware(env, model, plan, runtime, backend, runner_parts, made):
         tensors = model_io.read_tensors(model.inputs, "inputs", "inputs")
         inputs = model_io.check_inputs(tensors, model.program.methods[0].inputs, model.inputs,
                                        os.path.basename(model.path))
+    if model.expected:
+        model_io.check_expected(model_io.read_tensors(model.expected, "outputs", "expected"),
+                                model.program.methods[0].outputs, model.expected,
+                                os.path.basename(model.path))
     config = env.Textfile(os.path.join(model_dir, "runner_config.h"),
                           runner_config.header_lines(model.program, os.path.basename(model.path),
                                                      env, inputs), LINESEPARATOR="\n")
