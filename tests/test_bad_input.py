@@ -395,3 +395,30 @@ def test_toolchain_without_a_cpp_library(tmp_path):
     result = scons("toolchain=%s" % prefix, "app=tests/fixtures/cxx_smoke",
                    build_dir=tmp_path / "build")
     assert_refused(result, "has no C++ library (libstdc++.a)", "isa=rv32imc")
+
+
+# ---------------------------------------------------------------- files replaced in place
+
+@needs_qemu
+def test_a_model_replaced_with_the_same_modification_time_is_the_one_that_runs(et_root,
+                                                                               tmp_path):
+    """Copying a model over another keeps its modification time (cp -p, touch -r, a
+    checkout): the build decides models and their inputs by content, so the new one
+    is embedded and runs, with its new inputs."""
+    model = tmp_path / "m.pte"
+    inputs = tmp_path / "m.inputs.json"
+    shutil.copy(ADD, model)
+    inputs.write_text(json.dumps(tensors(("float32", [5]), ("float32", [5]))))
+    stamps = [(p, p.stat().st_mtime_ns) for p in (model, inputs)]
+    first = scons("board=qemu", "model=%s" % model, "run", build_dir=tmp_path / "build")
+    assert "Output 0: float32[5] 2,2,2,2,2" in first.stdout, first.stdout
+
+    model.write_bytes((REPO / "examples" / "models" / "mul_add.pte").read_bytes())
+    inputs.write_text(json.dumps([{"dtype": "float32", "shape": [2, 3], "values": [2] * 6},
+                                  {"dtype": "float32", "shape": [2, 3], "values": [3] * 6}]))
+    for path, stamp in stamps:
+        os.utime(path, ns=(stamp, stamp))
+    second = scons("board=qemu", "model=%s" % model, "run", build_dir=tmp_path / "build")
+    assert second.returncode == 0, second.stdout
+    # x * y + x - 0.5 with x = 2, y = 3
+    assert "Output 0: float32[2,3] 7.5,7.5,7.5,7.5,7.5,7.5" in second.stdout, second.stdout
