@@ -116,15 +116,26 @@ def _write_model_image(target, source, env):
         f.write(image)
 
 
+def _by_content(env):
+    """The build decides other sources by timestamp (content-timestamp: a no-op build
+    reads no source); a model is decided by its content, because copying one model over
+    another keeps the modification time (cp -p, touch -r, a checkout) and the old one
+    would stay embedded."""
+    env = env.Clone()
+    env.Decider("content")
+    return env
+
+
 def ModelImage(env, target_base, pte):
     """The model region's contents: a Verilog hex (testbench) and a raw binary (QEMU's
     loader device), both at the region's address."""
-    return env.Command([target_base + ".hex", target_base + ".bin"], pte,
+    return _by_content(env).Command([target_base + ".hex", target_base + ".bin"], pte,
                        Action(_write_model_image, "$GENCOMSTR", varlist=["MEMORY_REGIONS"]))
 
 
 def EmbedModel(env, target_base, pte, method="incbin"):
     """Objects that define model_pte/model_pte_size for the .pte file."""
+    env = _by_content(env)
     pte = env.File(pte)
     if method == "incbin":
         source = env.Textfile(target_base + ".S", [_incbin_source(env, pte)], LINESEPARATOR="\n")
