@@ -3,6 +3,7 @@ paragraph (or, for a program that fails, the program's own status), never a trac
 never a partial result. Each case names the key words its message must hold."""
 
 import json
+import re
 import os
 import shutil
 import signal
@@ -422,3 +423,42 @@ def test_a_model_replaced_with_the_same_modification_time_is_the_one_that_runs(e
     assert second.returncode == 0, second.stdout
     # x * y + x - 0.5 with x = 2, y = 3
     assert "Output 0: float32[2,3] 7.5,7.5,7.5,7.5,7.5,7.5" in second.stdout, second.stdout
+
+
+# ---------------------------------------------------------------- model sets
+
+@pytest.fixture
+def set_with_a_corrupt_model(tmp_path):
+    directory = tmp_path / "set"
+    directory.mkdir()
+    shutil.copy(ADD, directory / "add.pte")
+    shutil.copy(REPO / "examples" / "models" / "mul_add.pte", directory / "mul_add.pte")
+    (directory / "broken.pte").write_bytes(ADD.read_bytes()[:300])
+    return directory
+
+
+def test_a_corrupt_model_does_not_stop_the_others_from_building(et_root,
+                                                                set_with_a_corrupt_model,
+                                                                tmp_path):
+    result = scons("model=%s" % set_with_a_corrupt_model, build_dir=tmp_path / "build")
+    out = result.stdout
+    assert result.returncode != 0, out
+    assert "Traceback" not in out, out
+    assert "broken.pte" in out, out
+    for name in ("add", "mul_add"):
+        assert list((tmp_path / "build").glob("*/%s/executor_runner.elf" % name)), out
+    assert not list((tmp_path / "build").glob("*/broken/executor_runner.elf")), out
+
+
+@needs_qemu
+def test_a_model_set_runs_the_others_and_lists_the_corrupt_one_as_failed(
+        et_root, set_with_a_corrupt_model, tmp_path):
+    result = scons("board=qemu", "model=%s" % set_with_a_corrupt_model, "run",
+                   build_dir=tmp_path / "build")
+    out = result.stdout
+    assert result.returncode != 0, out
+    assert "Traceback" not in out, out
+    summary = out[out.index("Summary (3 models"):]
+    assert re.search(r"^add\s+ok\s", summary, re.M), summary
+    assert re.search(r"^mul_add\s+ok\s", summary, re.M), summary
+    assert re.search(r"^broken\s+FAIL\b.*not built: .*", summary, re.M), summary

@@ -62,6 +62,12 @@ def load(name):
     return module
 
 
+def built(firmwares):
+    """The firmwares that are built: a model of a set that could not be (a corrupt
+    .pte, say) is a dict with "model" and "unbuilt" (why) and nothing to run."""
+    return [firmware for firmware in firmwares if not firmware.get("unbuilt")]
+
+
 def external_model(firmware):
     """[model hex, model binary] of a firmware built with model_placement=external (the
     `model` argument of run_command and debug_command), else None."""

@@ -20,7 +20,11 @@ method_pool, temp_pool, clock_hz, model_align, embed, model_placement, install_d
 
 import os
 
-from etcorev import kernel_plan, model_io, models, require_tools, runner_config
+import SCons.Errors
+from SCons.Action import Action
+from SCons.Script import GetOption
+
+from etcorev import boards, kernel_plan, model_io, models, require_tools, runner_config
 from etcorev.errors import BuildSetupError
 
 
@@ -75,18 +79,49 @@ def ExecutorRunners(env, sources, model_sources, backend):
                       + runner_config.clock_defines(env["clock_hz"]))
     runner = runner_env.ObjectsIn(os.path.join(env["VARIANT_DIR"], "runner"), sources)
     firmwares = []
-    for model in models.model_set(env["model"], env["inputs"], env["expected"]):
-        program = models.load_program(model, _model_region(env), env["model_placement"],
-                                      env["board"])
-        selection = _selection(env, program)
-        plan = kernel_plan.plan(env["ET_ROOT"], selection, kernel_dirs,
-                                corev=env["corev_kernels"])
-        _check_selection_covers(env, model, selection)
-        print("Kernels for %s: %s" % (os.path.basename(model.path),
-                                      ", ".join(_kernel_names(env, plan)) or "none"))
-        firmwares.append(_firmware(env, model, plan, runtime, backend,
-                                   (runner_env, runner, model_sources), made))
+    model_set = models.model_set(env["model"], env["inputs"], env["expected"])
+    for model in model_set:
+        try:
+            program = models.load_program(model, _model_region(env), env["model_placement"],
+                                          env["board"])
+            selection = _selection(env, program)
+            plan = kernel_plan.plan(env["ET_ROOT"], selection, kernel_dirs,
+                                    corev=env["corev_kernels"])
+            _check_selection_covers(env, model, selection)
+            firmware = _firmware(env, model, plan, runtime, backend,
+                                 (runner_env, runner, model_sources), made)
+        except BuildSetupError as error:
+            if len(model_set) == 1:
+                raise
+            # One bad model of a set: the others are built (and run), this one is
+            # named now and fails the build at its end, as a test runner would.
+            print("Not building %s: %s" % (os.path.basename(model.path), error))
+            firmwares.append({"model": model, "unbuilt": str(error)})
+            continue
+        if not GetOption("clean") and not GetOption("no_exec"):
+            print("Kernels for %s: %s" % (os.path.basename(model.path),
+                                          ", ".join(_kernel_names(env, plan)) or "none"))
+        firmwares.append(firmware)
     return firmwares
+
+
+def UnbuiltModels(env, firmwares):
+    """An alias that fails, after everything else of the build, naming the models of a
+    set that could not be built (nothing when all were)."""
+    unbuilt = [f for f in firmwares if f.get("unbuilt")]
+    if not unbuilt:
+        return []
+
+    def fail(target, source, env):
+        raise SCons.Errors.BuildError(
+            node=target[0], errstr="%d of %d models not built: %s" % (
+                len(unbuilt), len(firmwares),
+                "; ".join("%s: %s" % (os.path.basename(f["model"].path), f["unbuilt"])
+                          for f in unbuilt)))
+    built = [node for firmware in boards.built(firmwares) for node in firmware["all"]]
+    alias = env.Alias("unbuilt-models", built, Action(fail, None))
+    env.AlwaysBuild(alias)
+    return alias
 
 
 def _firmware(env, model, plan, runtime, backend, runner_parts, made):
@@ -145,6 +180,7 @@ def InstallRunners(env, firmwares):
     several models, one directory per model."""
     _check_install_dir(env["install_dir"])
     nodes = []
+    firmwares = boards.built(firmwares)
     for firmware in firmwares:
         directory = env["install_dir"]
         if len(firmwares) > 1:
@@ -170,6 +206,7 @@ def generate(env):
     require_tools(env, "executorch", "firmware", "model_embed")
     env.AddMethod(ExecutorRunners)
     env.AddMethod(InstallRunners)
+    env.AddMethod(UnbuiltModels)
 
 
 def exists(env):

@@ -79,6 +79,12 @@ def _check_outputs(firmware, text, env):
 def _run(target, source, env):
     rows, failed = [], None
     for firmware in env["RUN_FIRMWARES"]:
+        if firmware.get("unbuilt"):           # a model of the set that was not built
+            problem = "not built: " + firmware["unbuilt"]
+            failed = failed or (problem, 1)
+            rows.append([firmware["model"].name, "FAIL"] + ["-"] * (len(PHASES) + 1)
+                        + [problem])
+            continue
         status, text, cycles, note = _run_one(firmware, env)
         said = [text.rstrip("\n")] if text else []   # printed in one write per firmware:
         if cycles is not None:                           # other jobs may print meanwhile
@@ -150,7 +156,8 @@ def _exit_with_program_status():
 
 
 def RunFirmwares(env, firmwares):
-    sources = [node for firmware in firmwares for node in boards.simulation_inputs(firmware)]
+    sources = [node for firmware in boards.built(firmwares)
+               for node in boards.simulation_inputs(firmware)]
     run = env.Alias("run", sources, Action(_run, "Running on $board"),
                     RUN_FIRMWARES=firmwares)
     env.AlwaysBuild(run)
