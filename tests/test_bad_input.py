@@ -462,3 +462,73 @@ def test_a_model_set_runs_the_others_and_lists_the_corrupt_one_as_failed(
     assert re.search(r"^add\s+ok\s", summary, re.M), summary
     assert re.search(r"^mul_add\s+ok\s", summary, re.M), summary
     assert re.search(r"^broken\s+FAIL\b.*not built: .*", summary, re.M), summary
+
+
+# ---------------------------------------------------------------- stopping a run
+
+def _simulators_running(marker):
+    """pids of processes whose command line names marker (a build directory)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % entry, "rb") as f:
+                    if str(marker).encode() in f.read() and int(entry) != os.getpid():
+                        pids.append(int(entry))
+            except OSError:
+                pass
+    return pids
+
+
+def _start_a_hanging_run(tmp_path):
+    """scons run of a program that never ends, its simulator started: the Popen."""
+    build = scons("board=qemu", "app=tests/fixtures/hang", build_dir=tmp_path / "build")
+    assert build.returncode == 0, build.stdout
+    proc = subprocess.Popen([sys.executable, "-m", "SCons", "-Q", "board=qemu",
+                             "app=tests/fixtures/hang", "timeout=120", "run",
+                             "build_dir=%s" % (tmp_path / "build")],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    deadline = time.time() + 60
+    while not _simulators_running(tmp_path / "build" / "qemu") and time.time() < deadline:
+        time.sleep(0.2)
+    assert _simulators_running(tmp_path / "build"), "the simulator did not start"
+    return proc
+
+
+@needs_qemu
+def test_sigterm_stops_a_run_at_once(tmp_path):
+    """SIGTERM (a CI job's time limit, `kill`) stops the simulator and scons promptly,
+    as Ctrl-C does, instead of waiting for timeout=."""
+    proc = _start_a_hanging_run(tmp_path)
+    try:
+        time.sleep(1)
+        started = time.time()
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=30)[0]
+        assert time.time() - started < 10, out
+        assert proc.returncode != 0, out
+        assert "Traceback" not in out, out
+        time.sleep(0.5)
+        assert not _simulators_running(tmp_path / "build"), out
+    finally:
+        for pid in _simulators_running(tmp_path / "build"):
+            os.kill(pid, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+
+
+@needs_qemu
+def test_a_killed_scons_takes_its_simulator_with_it(tmp_path):
+    """kill -9 of scons: no handler runs, yet the simulator must not go on alone."""
+    proc = _start_a_hanging_run(tmp_path)
+    try:
+        proc.kill()
+        proc.communicate(timeout=30)
+        deadline = time.time() + 5
+        while _simulators_running(tmp_path / "build") and time.time() < deadline:
+            time.sleep(0.2)
+        assert not _simulators_running(tmp_path / "build")
+    finally:
+        for pid in _simulators_running(tmp_path / "build"):
+            os.kill(pid, signal.SIGKILL)
