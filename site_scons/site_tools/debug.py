@@ -29,7 +29,7 @@ import threading
 import SCons.Errors
 from SCons.Action import Action
 
-from etcorev import boards, builddir
+from etcorev import boards, builddir, simulator
 from etcorev.errors import BuildSetupError
 
 GDB = "gdb-multiarch"
@@ -75,23 +75,12 @@ def _copy_output(stream, out):
         out.flush()
 
 
-def _dies_with_parent(sig):
-    """A preexec_fn: the child gets sig when scons goes away, however (PR_SET_PDEATHSIG)."""
-    def preexec():
-        try:
-            import ctypes
-            ctypes.CDLL(None, use_errno=True).prctl(1, sig)
-        except Exception:
-            pass
-    return preexec
-
-
 def _start_simulator(argv):
     """The simulator in a session of its own (Ctrl-C at gdb's prompt does not reach it),
     killed with us if we die."""
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, errors="replace",
-                            start_new_session=True, preexec_fn=_dies_with_parent(signal.SIGKILL))
+                            start_new_session=True, preexec_fn=simulator.dies_with_parent(signal.SIGKILL))
 
 
 def _stop(process):
@@ -109,13 +98,13 @@ def _run_gdb_interactive(argv):
     try:
         tty = os.open("/dev/tty", os.O_RDWR)
     except OSError:
-        return subprocess.call(argv, preexec_fn=_dies_with_parent(signal.SIGTERM))
+        return subprocess.call(argv, preexec_fn=simulator.dies_with_parent(signal.SIGTERM))
     own_group = os.getpgrp()
     gdb = None
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU, signal.SIGTTIN})
     try:
         gdb = subprocess.Popen(argv, process_group=0,
-                               preexec_fn=_dies_with_parent(signal.SIGTERM))
+                               preexec_fn=simulator.dies_with_parent(signal.SIGTERM))
         try:
             os.tcsetpgrp(tty, gdb.pid)
         except OSError:
@@ -165,7 +154,7 @@ def _debug(target, source, env):
         try:
             if commands:
                 status = subprocess.call(gdb_argv, stdin=subprocess.DEVNULL, cwd=workdir,
-                                         preexec_fn=_dies_with_parent(signal.SIGTERM))
+                                         preexec_fn=simulator.dies_with_parent(signal.SIGTERM))
             else:
                 status = _run_gdb_interactive(gdb_argv)
         finally:

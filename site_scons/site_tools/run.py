@@ -13,14 +13,14 @@ models, a summary table ends the run and the status is non-zero when any failed.
 import atexit
 import os
 import re
-import subprocess
+import signal
 import sys
 import tempfile
 
 import SCons.Errors
 from SCons.Action import Action
 
-from etcorev import boards, failures, memory_usage, model_io, profile
+from etcorev import boards, failures, memory_usage, model_io, profile, simulator
 
 PHASES = ("startup", "program load", "method load", "execute", "output")
 TIMEOUT_STATUS = 124          # what coreutils' timeout returns
@@ -43,19 +43,20 @@ def _run_one(firmware, env):
         if env.get("verbose"):
             print(" ".join(argv))
         try:
-            proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, errors="replace", cwd=workdir,
-                                  timeout=env["timeout"], text=True)
+            finished = simulator.run(argv, workdir, env["timeout"])
         except OSError as error:           # not there, not executable, not a program
             option = getattr(board, "RUNNER_OPTION", None)
             raise SCons.Errors.UserError("Cannot start %s: %s." % (
                 "%s=%s" % (option, env[option]) if option else argv[0], error.strerror))
-        except subprocess.TimeoutExpired as expired:
-            text = expired.stdout or ""
-            text = text.decode(errors="replace") if isinstance(text, bytes) else text
-            return TIMEOUT_STATUS, text, None, "stopped after timeout=%g s" % env["timeout"]
-    result = board.parse_run(proc.stdout, proc.returncode)
-    return int(result.exit_status), proc.stdout, result.cycles, result.note
+    if finished.stopped_by:
+        name = signal.Signals(finished.stopped_by).name
+        raise ProgramExit(errstr="%s: stopped the run (%s)" % (name, argv[0]),
+                          status=128 + finished.stopped_by)
+    if finished.timed_out:
+        return (TIMEOUT_STATUS, finished.output, None,
+                "stopped after timeout=%g s" % env["timeout"])
+    result = board.parse_run(finished.output, finished.returncode)
+    return int(result.exit_status), finished.output, result.cycles, result.note
 
 
 def _check_outputs(firmware, text, env):
@@ -165,6 +166,9 @@ def RunFirmwares(env, firmwares):
 
 
 def generate(env):
+    from SCons.Script import COMMAND_LINE_TARGETS
+    if "run" in COMMAND_LINE_TARGETS:
+        simulator.watch_signals()     # a stop signal stops the simulator (main thread)
     env.AddMethod(RunFirmwares)
     atexit.register(_exit_with_program_status)
 
