@@ -532,3 +532,60 @@ def test_a_killed_scons_takes_its_simulator_with_it(tmp_path):
     finally:
         for pid in _simulators_running(tmp_path / "build"):
             os.kill(pid, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------- writing where it should not
+
+def test_a_home_that_does_not_exist_is_not_created(tmp_path):
+    """HOME naming nothing (a service account, a container): the per-user cache is off,
+    not made under that path."""
+    from etcorev import settings
+    env = dict(os.environ, HOME=str(tmp_path / "nonexistent" / "home"),
+               COREV_ET_SETTINGS=settings.path())
+    env.pop("XDG_CACHE_HOME", None)
+    env.pop("COREV_ET_CACHE", None)
+    result = scons("board=qemu", "app=tests/fixtures/cxx_smoke", build_dir=tmp_path / "build",
+                   env=env)
+    assert "Traceback" not in result.stdout, result.stdout
+    assert not (tmp_path / "nonexistent").exists(), result.stdout
+
+
+def test_clean_leaves_nothing_of_ours_beside_the_users_own_directories(tmp_path):
+    build_dir = tmp_path / "mine"
+    (build_dir / "notes").mkdir(parents=True)
+    options = ("board=qemu", "app=tests/fixtures/cxx_smoke")
+    assert scons(*options, build_dir=build_dir).returncode == 0
+    result = scons("-c", *options, build_dir=build_dir)
+    assert result.returncode == 0, result.stdout
+    assert sorted(p.name for p in build_dir.iterdir()) == ["notes"], result.stdout
+    assert "Left in" not in result.stdout, result.stdout
+
+
+def test_clean_names_only_variants_as_left(tmp_path):
+    from etcorev.clean import prune_after_clean
+    build_dir = tmp_path / "checkout"
+    for name in ("site_scons", "tests", "qemu-debug-loginfo-rv32imc-corev",
+                 "cv32e40p-release-logoff-rv32imc-corev"):
+        (build_dir / name).mkdir(parents=True)
+    (build_dir / "qemu-debug-loginfo-rv32imc-corev" / "x.o").write_text("")
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        prune_after_clean(str(build_dir / "cv32e40p-release-logoff-rv32imc-corev"),
+                          str(build_dir))
+    assert "qemu-debug-loginfo-rv32imc-corev" in out.getvalue()
+    assert "site_scons" not in out.getvalue() and "tests" not in out.getvalue(), out.getvalue()
+
+
+def test_clean_removes_what_install_made(et_root, tmp_path):
+    install = tmp_path / "install"
+    options = ("board=qemu", "install_dir=%s" % install)
+    result = scons(*options, "install", build_dir=tmp_path / "build")
+    assert result.returncode == 0, result.stdout
+    assert (install / "executor_runner.elf").is_file()
+    for clean in (["-c"], ["-c", "install"]):
+        result = scons(*clean, *options, build_dir=tmp_path / "build")
+        assert result.returncode == 0, result.stdout
+        assert not install.exists(), (clean, result.stdout)
+        assert scons(*options, "install", build_dir=tmp_path / "build").returncode == 0
