@@ -20,7 +20,8 @@ class CacheDisabled(Exception):
 
 
 def cache_root() -> Optional[Path]:
-    """The cache directory, or None when COREV_ET_CACHE=off."""
+    """The cache directory, or None when COREV_ET_CACHE=off or there is no home directory
+    to put it in (HOME naming a path that does not exist is not created)."""
     override = os.environ.get("COREV_ET_CACHE", "").strip()
     if override.lower() in OFF_VALUES and override:
         return None
@@ -29,12 +30,18 @@ def cache_root() -> Optional[Path]:
     xdg = os.environ.get("XDG_CACHE_HOME")
     if xdg and os.path.isabs(xdg):
         return Path(xdg) / "corev-et"
-    return Path.home() / ".cache" / "corev-et"
+    home = Path.home()
+    return home / ".cache" / "corev-et" if home.is_dir() else None
 
 
 def required_cache_root(what: str) -> Path:
     """The cache directory for something that cannot do without one."""
     root = cache_root()
+    if root is None and not os.environ.get("COREV_ET_CACHE", "").strip():
+        raise CacheDisabled(
+            "%s is built once into the per-user cache, and there is none: the home "
+            "directory %s does not exist. Set HOME or XDG_CACHE_HOME to a directory, or "
+            "COREV_ET_CACHE to the cache's own." % (what, Path.home()))
     if root is None:
         raise CacheDisabled(
             "%s is built once into the per-user cache, which COREV_ET_CACHE=off switches "

@@ -187,8 +187,10 @@ def InstallRunners(env, firmwares):
             directory = os.path.join(directory, firmware["model"].name)
         for suffix in (".elf", ".hex", ".map"):
             key = suffix[1:]
-            nodes += env.InstallAs(os.path.join(directory, "executor_runner" + suffix),
-                                   firmware[key])
+            installed = env.InstallAs(os.path.join(directory, "executor_runner" + suffix),
+                                      firmware[key])
+            env.Clean(firmware["elf"], installed)    # `scons -c` removes it with the ELF
+            nodes += installed
     return env.Alias("install", nodes)
 
 
