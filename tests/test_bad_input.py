@@ -589,3 +589,15 @@ def test_clean_removes_what_install_made(et_root, tmp_path):
         assert result.returncode == 0, result.stdout
         assert not install.exists(), (clean, result.stdout)
         assert scons(*options, "install", build_dir=tmp_path / "build").returncode == 0
+
+
+def test_a_failed_link_leaves_no_partial_map(tmp_path):
+    """The linker writes the map as it goes; a link that fails (an undefined symbol here,
+    a disk that fills up in the wild) must not leave it behind as if it were the map of
+    an image."""
+    result = scons("board=qemu", "app=tests/fixtures/undefined_symbol",
+                   build_dir=tmp_path / "build")
+    assert result.returncode != 0, result.stdout
+    assert "a_symbol_nobody_defines" in result.stdout, result.stdout
+    assert not list((tmp_path / "build").rglob("*.map")), result.stdout
+    assert not list((tmp_path / "build").rglob("*.elf")), result.stdout
