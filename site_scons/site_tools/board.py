@@ -74,6 +74,10 @@ def generate(env):
     env.SetDefault(TOOLCHAIN_LIBC="picolibc")
     env.Append(LINKFLAGS=["-T", "$LINKER_SCRIPT", "-Wl,-Map,${TARGETS[1]}"])
     env.Append(PROGEMITTER=[_emit_map_file])
+    # The linker writes the map as it goes and leaves it when it fails (an undefined
+    # symbol, a full disk): a map of no image, removed (the linker removes the ELF).
+    if "rm -f ${TARGETS[1]}" not in env["LINKCOM"]:
+        env["LINKCOM"] = env["LINKCOM"] + " || { rm -f ${TARGETS[1]}; exit 1; }"
     env.AddMethod(BoardStartup)
     env.AddMethod(BoardLinkerScript)
 
