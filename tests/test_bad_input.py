@@ -601,3 +601,64 @@ def test_a_failed_link_leaves_no_partial_map(tmp_path):
     assert "a_symbol_nobody_defines" in result.stdout, result.stdout
     assert not list((tmp_path / "build").rglob("*.map")), result.stdout
     assert not list((tmp_path / "build").rglob("*.elf")), result.stdout
+
+
+# ---------------------------------------------------------------- places that cannot be written
+
+@pytest.fixture
+def read_only_dir(tmp_path):
+    """A directory nobody can write in, root included (chattr +i): made read-only the way
+    a read-only mount or someone else's directory is."""
+    directory = tmp_path / "read-only"
+    directory.mkdir()
+    if subprocess.run(["chattr", "+i", str(directory)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not possible here (needs root on a filesystem with it)")
+    yield directory
+    subprocess.run(["chattr", "-i", str(directory)], capture_output=True)
+
+
+@pytest.mark.parametrize("option", ["build_dir", "cache"])
+def test_a_read_only_directory_is_one_line(option, read_only_dir, tmp_path):
+    args = ["board=qemu", "app=tests/fixtures/cxx_smoke"]
+    if option == "build_dir":
+        result = scons(*args, build_dir=read_only_dir)
+    else:
+        result = scons(*args, "cache=%s" % read_only_dir, build_dir=tmp_path / "build")
+        assert not (tmp_path / "build").exists()
+    assert_refused(result, "Cannot write in the", "(%s=)" % option, str(read_only_dir))
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 4 MiB file system of its own (tmpfs), unmounted afterwards."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+                      capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_a_full_disk_at_the_signature_database_is_one_line(small_disk):
+    """The disk fills up after the last target: the database SCons writes at the end
+    cannot be written. One line says so (no stack trace), the status is not 0, and no
+    half-written temporary file stays."""
+    build_dir = small_disk / "build"
+    options = ("board=qemu", "app=tests/fixtures/cxx_smoke")
+    assert scons(*options, build_dir=build_dir, cache=False).returncode == 0
+    (build_dir / ".sconsign.dblite").unlink()     # the next build writes it whole again
+    with open(small_disk / "filler", "wb") as filler:
+        try:
+            while True:
+                filler.write(bytes(65536))
+                filler.flush()
+        except OSError:
+            pass
+    result = scons(*options, build_dir=build_dir, cache=False)
+    out = result.stdout
+    assert result.returncode != 0, out
+    assert "Traceback" not in out and "Exception ignored" not in out, out
+    errors = [line for line in out.splitlines() if line.startswith("scons: ***")]
+    assert len(errors) == 1 and "No space left on device" in errors[0], out
+    assert not list(build_dir.glob("*.tmp")), sorted(p.name for p in build_dir.iterdir())

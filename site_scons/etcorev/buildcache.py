@@ -2,6 +2,7 @@
 
 import os
 import re
+import tempfile
 
 import SCons.CacheDir
 import SCons.Script
@@ -116,6 +117,15 @@ def use_cache(env, cache_dir, build_dir, executorch=None):
     except OSError as error:
         raise BuildSetupError("Cannot make the cache directory %s (cache=): %s."
                               % (cache_dir, error.strerror))
+    if not SCons.Script.GetOption("cache_readonly"):
+        try:                # SCons writes its config and entries there: a stack trace
+            probe = tempfile.NamedTemporaryFile(dir=cache_dir, prefix=".probe-")
+            probe.close()
+        except OSError as error:
+            raise BuildSetupError(
+                "Cannot write in the cache directory %s (cache=): %s. Give one you can "
+                "write to, cache=off, or --cache-readonly to only take from it."
+                % (cache_dir, error.strerror))
     top = SCons.Script.Dir("#").abspath
     cache_class = type("BuildDirCache", (BuildDirCache,), {
         "build_dir": build_dir, "top": top,

@@ -9,6 +9,7 @@ import time
 import SCons.SConsign
 
 from etcorev.errors import BuildSetupError
+from etcorev.signature_db import SignaturesNotWritten
 
 CHECKPOINT_SECONDS = 2.0
 VARIANT_PREFIX = "build/variant"
@@ -74,7 +75,11 @@ def prepare(build_dir):
         os.makedirs(build_dir, exist_ok=True)
     except OSError as error:
         raise BuildSetupError("Cannot make the build directory %s: %s." % (build_dir, error.strerror))
-    lock = open(os.path.join(build_dir, LOCK_NAME), "a+")
+    try:
+        lock = open(os.path.join(build_dir, LOCK_NAME), "a+")
+    except OSError as error:            # read-only, or not ours
+        raise BuildSetupError("Cannot write in the build directory %s (build_dir=): %s. "
+                              "Choose a build_dir you can write to." % (build_dir, error.strerror))
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -118,8 +123,11 @@ class SignatureCheckpoint:
         if now - self.last < self.seconds:
             return
         self.last = now
-        for sig_file in list(SCons.SConsign.sig_files):
-            sig_file.write(sync=0)
-        for db in SCons.SConsign.DB_sync_list:
-            if hasattr(db, "sync"):
-                db.sync()
+        try:
+            for sig_file in list(SCons.SConsign.sig_files):
+                sig_file.write(sync=0)
+            for db in SCons.SConsign.DB_sync_list:
+                if hasattr(db, "sync"):
+                    db.sync()
+        except SignaturesNotWritten:      # said once (signature_db); SCons tries at the end
+            self.seconds = float("inf")
