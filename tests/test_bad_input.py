@@ -662,3 +662,36 @@ def test_a_full_disk_at_the_signature_database_is_one_line(small_disk):
     errors = [line for line in out.splitlines() if line.startswith("scons: ***")]
     assert len(errors) == 1 and "No space left on device" in errors[0], out
     assert not list(build_dir.glob("*.tmp")), sorted(p.name for p in build_dir.iterdir())
+
+
+# ---------------------------------------------------------------- errors that say what to fix
+
+def test_a_tree_missing_a_kernel_file_names_it(et_root, tmp_path):
+    """A tree whose op_add.cpp was deleted (a sparse checkout, a bad merge): the error
+    names the file, not the ExecuTorch version."""
+    tree = tmp_path / "src" / "executorch"
+    shutil.copytree(et_root, tree, symlinks=True,
+                    ignore=shutil.ignore_patterns("op_add.cpp", ".git", "docs", "examples"))
+    assert not (tree / "kernels" / "portable" / "cpu" / "op_add.cpp").exists()
+    result = scons("executorch=%s" % tree, "corev_kernels=0", build_dir=tmp_path / "build")
+    assert_refused(result, "kernels/portable/cpu/op_add.cpp", "aten::add.out", "Restore it")
+    assert "not supported" not in result.stdout
+
+
+def test_a_settings_file_that_does_not_exist_is_named(tmp_path):
+    env = dict(os.environ, COREV_ET_SETTINGS=str(tmp_path / "no-such-options.py"))
+    result = scons("board=qemu", "app=tests/fixtures/cxx_smoke", build_dir=tmp_path / "build",
+                   env=env)
+    assert_refused(result, "COREV_ET_SETTINGS=", "no-such-options.py", "names no file")
+
+
+@pytest.mark.skipif(not shutil.which("gdb-multiarch"), reason="gdb-multiarch missing")
+@needs_qemu
+def test_debugging_a_release_image_says_how_to_get_a_debuggable_one(tmp_path):
+    script = tmp_path / "commands.gdb"
+    script.write_text("info registers pc\nkill\n")
+    result = scons("board=qemu", "app=tests/fixtures/cxx_smoke", "debug",
+                   "debug_commands=%s" % script, build_dir=tmp_path / "build")
+    assert result.returncode == 0, result.stdout
+    before_gdb = result.stdout[:result.stdout.index("gdb server on")]
+    assert "Release image" in before_gdb and "debug=1" in before_gdb, result.stdout

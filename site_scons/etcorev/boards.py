@@ -2,6 +2,7 @@
 
 A board module defines:
     DESCRIPTION        one line for `scons -h`
+    SIMULATOR          (optional) what runs its firmware, for messages ("QEMU")
     DEFINES            CPPDEFINES for the shared startup code and console (board.c)
     regions(model_placement) -> [Region]   memory regions; the first holds the image,
                        a region named "model" holds an external model

@@ -112,6 +112,13 @@ class TreeKernels:
         source_ops: Dict[str, List[str]] = {}
         for op in ops:
             if not self.data["ops"][op]:
+                expected, function = self.data.get("undefined", {}).get(op, (None, None))
+                if expected and not os.path.exists(os.path.join(self.index["root"], expected)):
+                    raise BuildSetupError(
+                        "The ExecuTorch tree %s lacks %s, the source of %s (%s library, "
+                        "kernel %s). Restore it (git -C %s checkout -- %s)."
+                        % (self.index["root"], expected, op, self.name, function,
+                           self.index["root"], expected))
                 raise BuildSetupError(
                     "No source file in the ExecuTorch tree %s defines the kernel of %s (%s "
                     "library); this ExecuTorch version is not supported by these build rules."

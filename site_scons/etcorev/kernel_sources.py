@@ -119,6 +119,9 @@ def index_library(reader: TreeReader, lib: TreeLibrary, notes: List[str]) -> dic
         return texts[rel]
 
     ops: Dict[str, List[str]] = {}
+    # op -> (its file by the naming rule, the kernel function) for an op no source
+    # defines: that file missing names what to restore.
+    undefined: Dict[str, Tuple[str, str]] = {}
     entries = read_yaml(reader.text(lib.yaml), "%s/%s" % (reader.root, lib.yaml))
     for entry in entries:
         op = entry_op_name(entry)
@@ -139,12 +142,15 @@ def index_library(reader: TreeReader, lib: TreeLibrary, notes: List[str]) -> dic
                                                     else "defined by no source"))
             if found and found not in files:
                 files.append(found)
+            elif not found:
+                undefined[op] = (candidate, fn)
         ops[op] = files
     all_op_sources = sorted({f for fs in ops.values() for f in fs}
                             | {f for f in src_files if os.path.basename(f).startswith("op_")})
     globbed = {f for g in lib.all_globs for f in reader.glob_cpp(g, recursive=True)
                if not _cmake_excluded(f)}
-    return {"ops": ops, "all_op_sources": all_op_sources,
+    return {"ops": ops, "undefined": {op: list(v) for op, v in undefined.items()},
+            "all_op_sources": all_op_sources,
             "all_glob_sources": sorted(globbed - set(all_op_sources))}
 
 

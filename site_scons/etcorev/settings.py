@@ -17,6 +17,11 @@ def path():
     explicit = os.environ.get("COREV_ET_SETTINGS")
     if explicit:
         return explicit
+    return default_path()
+
+
+def default_path():
+    """Where the settings file is when COREV_ET_SETTINGS does not say."""
     config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(config_home, "corev-et", "options.py")
 

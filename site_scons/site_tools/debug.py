@@ -146,9 +146,16 @@ def _debug(target, source, env):
         if env.get("verbose"):
             print(" ".join(argv))
             print(" ".join(gdb_argv))
-        print("QEMU gdb server on 127.0.0.1:%d (halted)" % port)
-        simulator = _start_simulator(argv)
-        reader = threading.Thread(target=_copy_output, args=(simulator.stdout, sys.stdout),
+        if env["BUILD_TYPE"] == "Release":
+            # Optimised, no line information: breakpoints in inlined functions are
+            # passed by, variables are gone. Said before gdb starts, not after.
+            print("This is a Release image (-Os, symbols only): breakpoints in inlined "
+                  "functions are not hit and there are no source lines; debug=1 builds a "
+                  "debuggable image (or build_type=RelWithDebInfo).")
+        print("%s gdb server on 127.0.0.1:%d (halted)"
+              % (getattr(board, "SIMULATOR", board.NAME), port))
+        process = _start_simulator(argv)
+        reader = threading.Thread(target=_copy_output, args=(process.stdout, sys.stdout),
                                   daemon=True)
         reader.start()
         try:
@@ -158,7 +165,7 @@ def _debug(target, source, env):
             else:
                 status = _run_gdb_interactive(gdb_argv)
         finally:
-            _stop(simulator)
+            _stop(process)
             reader.join(timeout=5)
     if status:
         raise SCons.Errors.BuildError(node=target[0], errstr="gdb exited with status %d" % status)

@@ -11,6 +11,7 @@ import re
 from etcorev.boards import Region, RunResult
 
 DESCRIPTION = "CV32E40P Verilator testbench (core-v-verif), 4 MiB RAM at 0"
+SIMULATOR = "the Verilator testbench"
 
 DEFINES = [
     ("BOARD_CONSOLE_ADDR", "0x10000000"),

@@ -11,6 +11,7 @@ import shutil
 from etcorev.boards import Region, RunResult
 
 DESCRIPTION = "QEMU virt machine (qemu-system-riscv32), 64 MiB RAM at 0x80000000"
+SIMULATOR = "QEMU"
 
 DEFINES = [
     ("BOARD_CONSOLE_ADDR", "0x10000000"),
