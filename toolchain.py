@@ -200,7 +200,25 @@ def configure(env):
             "toolchain=%s has no C++ library (libstdc++.a) for isa=%s: ExecuTorch is C++ and "
             "needs one. Use a toolchain built with C++ (CORE-V GCC is; `./setup.sh "
             "--corev-gcc` builds one)." % (prefix, env["isa"]))
+    else:
+        _cxx11_math(env, prefix, facts["isas"][env["isa"]].get("cxx11_math", "yes"))
     return prefix
+
+
+def _cxx11_math(env, prefix, answer):
+    """A libstdc++ on newlib built the standard way lacks the C++11 <cmath> functions
+    ExecuTorch uses: the compat header provides them (force-included for such a
+    compiler only), or the toolchain is refused, saying what is missing."""
+    if answer == "with the compat header":
+        env.Append(CXXFLAGS=["-include", env.File(compiler_facts.CMATH_COMPAT_HEADER)])
+    elif answer != "yes":
+        raise BuildSetupError(
+            "toolchain=%s: its C++ library's <cmath> lacks the C++11 functions ExecuTorch "
+            "uses (std::lgamma(float), std::trunc, std::nextafter, ...: libstdc++ built on "
+            "newlib for RV32 without _GLIBCXX_USE_C99_MATH_TR1), and the compatibility "
+            "header pal/toolchain_compat/cmath_cxx11.h cannot supply them (%s). Use a "
+            "toolchain whose libstdc++ has them: `./setup.sh --corev-gcc` builds one."
+            % (prefix, answer[len("no: "):] if answer.startswith("no: ") else answer))
 
 
 def _use_built_libstdcxx(env, prefix, facts):

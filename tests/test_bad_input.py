@@ -11,6 +11,7 @@ import struct
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -695,3 +696,66 @@ def test_debugging_a_release_image_says_how_to_get_a_debuggable_one(tmp_path):
     assert result.returncode == 0, result.stdout
     before_gdb = result.stdout[:result.stdout.index("gdb server on")]
     assert "Release image" in before_gdb and "debug=1" in before_gdb, result.stdout
+
+
+def _corev_gcc_prefix():
+    from etcorev import corev_gcc
+    from conftest import toolchain_present
+    if not toolchain_present(corev_gcc.PREFIX):
+        pytest.skip("no CORE-V GCC (./setup.sh --corev-gcc builds it)")
+    return shutil.which(corev_gcc.PREFIX + "gcc") and corev_gcc.PREFIX or \
+        corev_gcc.installed_prefix()
+
+
+def _without_cxx11_math(tmp_path, real):
+    """A toolchain prefix that is CORE-V GCC, but whose libstdc++ is configured as a
+    standard build on newlib for RV32 leaves it: no _GLIBCXX_USE_C99_MATH_TR1, so
+    <cmath> lacks std::lgamma(float), std::trunc, ... (its c++config.h shadowed)."""
+    config = subprocess.run([real + "g++", "-print-file-name=include"], capture_output=True,
+                            text=True).stdout  # only to prove the compiler runs
+    assert config
+    source = subprocess.run([real + "g++", "-x", "c++", "-E", "-H", "-"],
+                            input="#include <cmath>\n", capture_output=True, text=True).stderr
+    original = next(line.split()[-1] for line in source.splitlines()
+                    if line.rstrip().endswith("bits/c++config.h"))
+    shadow = tmp_path / "shadow" / "bits"
+    shadow.mkdir(parents=True)
+    text = Path(original).read_text()
+    assert "#define _GLIBCXX_USE_C99_MATH_TR1 1" in text
+    (shadow / "c++config.h").write_text(text.replace("#define _GLIBCXX_USE_C99_MATH_TR1 1\n", ""))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("gcc", "g++", "gcc-ar", "gcc-ranlib", "ar", "ranlib", "objcopy", "size",
+                 "objdump", "nm", "readelf"):
+        wrapper = bin_dir / ("nomath-" + tool)
+        extra = ' -isystem "%s"' % shadow.parent if tool in ("gcc", "g++") else ""
+        wrapper.write_text('#!/bin/sh\nexec "%s%s"%s "$@"\n' % (real, tool, extra))
+        wrapper.chmod(0o755)
+    return str(bin_dir / "nomath-")
+
+
+@needs_qemu
+def test_a_corev_gcc_without_cxx11_math_builds_and_runs(et_root, tmp_path):
+    """A riscv32-corev-elf GCC built the standard way (libstdc++ on newlib, unpatched)
+    fails on ExecuTorch's first file with raw errors from c10's BFloat16-math.h. The
+    build probes for it and compiles with a compatibility header instead."""
+    prefix = _without_cxx11_math(tmp_path, _corev_gcc_prefix())
+    probe = subprocess.run([prefix + "g++", "-std=c++17", "-fsyntax-only", "-x", "c++", "-"],
+                           input="#include <cmath>\nfloat f(float x) { return std::lgamma(x); }\n",
+                           capture_output=True, text=True)
+    assert probe.returncode != 0 and "lgamma" in probe.stderr   # the toolchain lacks it
+    result = scons("board=qemu", "toolchain=%s" % prefix, "run", build_dir=tmp_path / "build")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "Output 0: float32[5] 2,2,2,2,2" in result.stdout
+
+
+def test_a_toolchain_whose_cmath_the_compat_header_cannot_mend_is_refused():
+    from etcorev import load_module
+    from etcorev.errors import BuildSetupError
+    toolchain = load_module(str(REPO / "toolchain.py"), "toolchain_under_test")
+    with pytest.raises(BuildSetupError) as refused:
+        toolchain._cxx11_math({}, "other-", "no: <stdin>:2:10: error: 'erf' is not a member of 'std'")
+    message = str(refused.value)
+    for phrase in ("toolchain=other-", "std::lgamma(float)", "'erf' is not a member",
+                   "./setup.sh --corev-gcc"):
+        assert phrase in message, message

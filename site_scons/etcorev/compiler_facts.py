@@ -16,9 +16,21 @@ from etcorev import usercache
 _MEMO = {}
 
 
-def _run(argv):
+# C++11 <cmath> functions ExecuTorch's c10 headers and kernels use, which a libstdc++
+# built on newlib for RV32 lacks (see pal/toolchain_compat/cmath_cxx11.h).
+CXX11_MATH_PROBE = """#include <cmath>
+float probe(float x) {
+  return std::lgamma(x) + std::trunc(x) + std::nextafter(x, 1.0f) + std::log1p(x)
+         + std::expm1(x) + std::erf(x) + std::round(x) + std::nearbyint(x);
+}
+"""
+CMATH_COMPAT_HEADER = os.path.join(os.path.dirname(__file__), "..", "..", "pal",
+                                   "toolchain_compat", "cmath_cxx11.h")
+
+
+def _run(argv, stdin=None):
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, input=stdin)
     except (OSError, subprocess.TimeoutExpired) as error:
         return None, str(error)
     return (proc.stdout.strip() if proc.returncode == 0 else None), proc.stderr.strip()
@@ -43,7 +55,25 @@ def _probe(gcc, isa_flags):
         libstdcxx = _run([gcc] + flags + ["-print-file-name=libstdc++.a"])[0] or ""
         facts["isas"][isa] = {"multilib": directory,
                               "libstdcxx": libstdcxx if os.path.isabs(libstdcxx) else None}
+        if facts["isas"][isa]["libstdcxx"]:
+            facts["isas"][isa]["cxx11_math"] = _cxx11_math(gcc, flags, facts["libc"])
     return facts
+
+
+def _cxx11_math(gcc, flags, libc):
+    """Does the compiler's <cmath> have the C++11 functions: "yes"; "with the compat
+    header" (cmath_cxx11.h provides them); else the first error of that attempt."""
+    gxx = gcc[:-len("gcc")] + "g++" if gcc.endswith("gcc") else gcc
+    argv = [gxx] + flags + ["--specs=%s.specs" % ("picolibc" if libc == "picolibc" else "nano"),
+                            "-std=c++17", "-fsyntax-only", "-x", "c++", "-"]
+    if _run(argv, CXX11_MATH_PROBE)[0] is not None:
+        return "yes"
+    header = os.path.abspath(CMATH_COMPAT_HEADER)
+    out, error = _run(argv[:-3] + ["-include", header] + argv[-3:], CXX11_MATH_PROBE)
+    if out is not None:
+        return "with the compat header"
+    first = next((line for line in error.splitlines() if "error" in line), error[:200])
+    return "no: " + first.strip()
 
 
 def facts(gcc: str, isa_flags) -> dict:
@@ -52,7 +82,10 @@ def facts(gcc: str, isa_flags) -> dict:
         st = os.stat(real)
     except OSError:
         return {"gcc": gcc, "machine": None, "error": "not found"}
-    key = json.dumps([real, st.st_size, st.st_mtime_ns, sorted(isa_flags.items())])
+    # The compat header is among what a probe answers: a new one asks again.
+    header = os.stat(CMATH_COMPAT_HEADER)
+    key = json.dumps([real, st.st_size, st.st_mtime_ns, sorted(isa_flags.items()),
+                      header.st_size, header.st_mtime_ns])
     if key in _MEMO:
         return _MEMO[key]
     root = usercache.cache_root()
