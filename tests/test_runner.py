@@ -62,6 +62,53 @@ def test_external_model_runs_from_its_region(et_root, build_dir, toolchain):
     assert model_hex.startswith("@83000000")
 
 
+def _run_qemu_with_model_region(elf, image, workdir):
+    """The firmware on QEMU with image in its model region, as `scons run` starts it."""
+    from etcorev import boards, simulator
+    model_bin = workdir / "region.bin"
+    model_bin.write_bytes(image)
+    argv = boards.load("qemu").run_command(str(elf), None, {}, str(workdir),
+                                           model=[None, str(model_bin)])
+    return simulator.run(argv, str(workdir), 60)
+
+
+@needs_qemu
+def test_a_model_region_that_does_not_hold_the_firmwares_model_is_refused(et_root, build_dir,
+                                                                          tmp_path):
+    """A model programmed apart from the firmware may be damaged, or another model: the
+    runner checks the header's CRC-32 and that the firmware has every operator the model
+    names, before Program::load, and reports a mismatch by number, which `scons run`
+    names."""
+    from etcorev import failures, pte
+    mul_add = REPO / "examples" / "models" / "mul_add.pte"
+    for model in (ADD, mul_add):
+        result = scons("board=qemu", "model=%s" % model, "model_placement=external",
+                       build_dir=build_dir)
+        assert result.returncode == 0, result.stdout
+    variant = next(build_dir.glob("qemu-*-xip"))
+    elf = variant / "add" / "executor_runner.elf"
+    image = (variant / "add" / "executor_runner.model.bin").read_bytes()
+
+    assert "Output 0: float32[5] 2,2,2,2,2" in _run_qemu_with_model_region(
+        elf, image, tmp_path).output
+    # One byte of the model flipped (in its operator arguments or weights, the byte
+    # flips that gave wrong outputs with exit status 0): the sum does not match.
+    for offset in (16 + 400, 16 + 900, len(image) - 3):
+        damaged = bytearray(image)
+        damaged[offset] ^= 0x10
+        run = _run_qemu_with_model_region(elf, bytes(damaged), tmp_path)
+        assert run.returncode != 0, run.output
+        assert "Output" not in run.output, run.output
+        assert "checksum does not match" in failures.describe(run.output), run.output
+    # Another model's region, whole and correct: its operators are not all here.
+    other = (variant / "mul_add" / "executor_runner.model.bin").read_bytes()
+    run = _run_qemu_with_model_region(elf, other, tmp_path)
+    assert run.returncode != 0, run.output
+    why = failures.describe(run.output, operators=pte.read_pte(mul_add).operators)
+    assert "operator this firmware does not have" in why, run.output
+    assert "aten::mul.out" in why or "aten::sub.out" in why, why
+
+
 @pytest.mark.parametrize("value", ["8", "24", "abc"])
 def test_bad_model_alignment_is_refused(et_root, build_dir, value):
     result = scons("board=qemu", "model=%s" % ADD, "model_align=%s" % value, build_dir=build_dir)

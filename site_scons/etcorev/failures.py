@@ -60,6 +60,32 @@ def _where(elf_path, address):
 
 
 _ERROR = re.compile(r"^Error: (.+?) failed: 0x([0-9a-f]{2})(?:: (.*))?$", re.M)
+# The external model region's check (examples/corev/executor_runner/model_check.h).
+_MODEL_CHECK = re.compile(r"^Model check failed: 0x([0-9a-f]{2})(?: operator (\d+))?$", re.M)
+MODEL_CHECKS = {
+    1: "the model region holds no model: program the model hex (executor_runner.model.hex) "
+       "into it",
+    2: "the model region's header gives sizes beyond the region: it holds no model of this "
+       "build's format, or a damaged one",
+    3: "the model region's checksum does not match: it holds a damaged model, or not the "
+       "one its header was written for; program the model hex again",
+    4: "the model in the model region uses an operator this firmware does not have",
+}
+
+
+def model_check(text: str, operators=()) -> Optional[str]:
+    """Why the runner refused the model in the model region, if it did."""
+    match = _MODEL_CHECK.search(text)
+    if not match:
+        return None
+    code = int(match.group(1), 16)
+    why = MODEL_CHECKS.get(code, "model check 0x%02x" % code)
+    if code == 4 and match.group(2) is not None:
+        index = int(match.group(2))
+        name = operators[index] if index < len(operators) else None
+        why += " (operator %d of the model's list%s): it is another model than the firmware " \
+               "was built for; build the firmware for it" % (index, ", " + name if name else "")
+    return why
 
 
 def error_names(et_root) -> dict:
@@ -74,8 +100,13 @@ def error_names(et_root) -> dict:
     return {int(value, 16): name for name, value in re.findall(r"\b(\w+) = 0x([0-9a-fA-F]+)", body)}
 
 
-def describe(text: str, elf_path: Optional[str] = None, et_root=None) -> Optional[str]:
-    """Why the run failed, when the program reported a trap or an error; else None."""
+def describe(text: str, elf_path: Optional[str] = None, et_root=None,
+             operators=()) -> Optional[str]:
+    """Why the run failed, when the program reported a trap or an error; else None.
+    operators: those of the model in the model region, to name a missing one."""
+    checked = model_check(text, operators)
+    if checked:
+        return checked
     error = _ERROR.search(text)
     if error:
         what, code, hint = error.group(1), int(error.group(2), 16), error.group(3)

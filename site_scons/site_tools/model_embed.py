@@ -16,6 +16,7 @@ in the generated text, so changing them rebuilds.
 import os
 import struct
 import subprocess
+import zlib
 
 from SCons.Action import Action
 from SCons.Builder import Builder
@@ -94,16 +95,34 @@ def _compiler_has_embed(env):
 
 # ---- external placement: the model goes to the board's model region by itself
 
-MODEL_HEADER_MAGIC = b"PTE0"   # the runner checks it: 16 bytes of header, then the .pte
+# The model region's layout (the runner's model_check.cpp reads it):
+#   0  "PTE1"                      magic
+#   4  u32 size of the .pte
+#   8  u32 CRC-32 (zlib's) of everything from offset 16 to the end of the operator table
+#  12  u32 offset of the operator table from the region's start
+#  16  the .pte, then zeros to a multiple of 4
+#      the operator table: u32 count, then each operator's name ("aten::add.out"), NUL-ended
+# A model programmed separately from the firmware may be another one, or damaged: the
+# runner checks the sum, and that the firmware registered every operator the model
+# names, before Program::load, which would otherwise run it with wrong weights or fail
+# later with OperatorMissing.
+MODEL_HEADER_MAGIC = b"PTE1"
+MODEL_HEADER_SIZE = 16
 
 
-def model_image(data):
-    return MODEL_HEADER_MAGIC + struct.pack("<I", len(data)) + bytes(8) + data
+def model_image(data, operators):
+    pte = data + bytes(-len(data) % 4)
+    names = b"".join(op.encode() + b"\0" for op in operators)
+    body = pte + struct.pack("<I", len(operators)) + names
+    return MODEL_HEADER_MAGIC + struct.pack("<III", len(data), zlib.crc32(body),
+                                            MODEL_HEADER_SIZE + len(pte)) + body
 
 
 def _write_model_image(target, source, env):
+    from etcorev import pte
     with open(source[0].abspath, "rb") as f:
-        image = model_image(f.read())
+        data = f.read()
+    image = model_image(data, pte.read_pte(data).operators)
     region = next(r for r in env["MEMORY_REGION_OBJECTS"] if r.name == "model")
     if len(image) > region.length:
         from SCons.Errors import BuildError

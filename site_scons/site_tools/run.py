@@ -94,7 +94,9 @@ def _run(target, source, env):
             said.append(_profile_table(firmware, text, env))
         problem = None
         if status:
-            problem = (failures.describe(text, str(firmware["elf"]), env.get("ET_ROOT")) or note
+            model = firmware.get("model")
+            problem = (failures.describe(text, str(firmware["elf"]), env.get("ET_ROOT"),
+                                         model.program.operators if model else ()) or note
                        or "the program exited with status %d" % status)
         check = None
         if not status:

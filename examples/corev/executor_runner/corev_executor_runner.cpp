@@ -38,8 +38,10 @@ using executorch::runtime::Result;
 using executorch::runtime::Span;
 
 #if RUNNER_MODEL_EXTERNAL
-// The model region (linker symbols) starts with a 16-byte header: "PTE0", the size.
+#include "model_check.h"
+// The model region (linker symbols): a header, the .pte, its operators (model_check.h).
 extern "C" const uint8_t __model_origin[];
+extern "C" const uint8_t __model_length[];
 #else
 extern "C" const uint8_t model_pte[];
 extern "C" const uint32_t model_pte_size;
@@ -265,14 +267,24 @@ int main() {
   }
 
 #if RUNNER_MODEL_EXTERNAL
-  if (std::memcmp(__model_origin, "PTE0", 4) != 0) {
-    board_puts("Error: no model in the model region (load the model hex)\n");
+  // Not the model this firmware was built for, or a damaged one: refused by number
+  // ("Model check failed: 0x03"; `scons run` names it, failures.py).
+  uint64_t check_start = board_cycles();
+  const model_check::Result check = model_check::check_region(
+      __model_origin, reinterpret_cast<uintptr_t>(__model_length));
+  if (check.status != model_check::Status::kOk) {
+    board_puts("Model check failed: 0x");
+    print_hex_digits(static_cast<uint32_t>(check.status), 2);
+    if (check.status == model_check::Status::kOperatorMissing) {
+      board_puts(" operator ");
+      board_put_u64(check.operator_index);
+    }
+    board_putc('\n');
     return 2;
   }
-  uint32_t model_size;
-  std::memcpy(&model_size, __model_origin + 4, sizeof model_size);
-  const uint8_t* const model_data = __model_origin + 16;
-  BufferDataLoader loader(model_data, model_size);
+  print_cycles("model check", board_cycles() - check_start);
+  const uint8_t* const model_data = check.pte;
+  BufferDataLoader loader(model_data, check.pte_size);
 #else
   const uint8_t* const model_data = model_pte;
   BufferDataLoader loader(model_data, model_pte_size);
