@@ -115,6 +115,9 @@ def _stub_modules(runtime):
         "selects.bzl": {"selects": _Strict("selects", apply=_selects_apply)},
         # Operator libraries and generated registrations: built by this build itself.
         "codegen.bzl": {"et_operator_library": _none, "executorch_generated_lib": _none},
+        # Meta's platform lists and file exports (backends/cortex_m/ops).
+        "platform_defs.bzl": {"CXX": "CXX"},
+        "export_files.bzl": {"export_file": _none},
     }
 
 

@@ -7,7 +7,7 @@ import textwrap
 from etcorev.usercache import OFF_VALUES
 
 # Placeholders in `scons -h` for options without a fixed list of values.
-METAVARS = {"model": "PATH", "inputs": "PATH", "app": "DIR", "executorch": "DIR",
+METAVARS = {"model": "PATH", "inputs": "PATH", "app": "DIR", "executorch": "DIR", "cmsis_nn": "DIR",
             "verilator_model": "PATH", "build_dir": "DIR", "cache": "DIR|off",
             "toolchain": "PREFIX", "ops": "model|all|OP,...", "kernels": "DIR,...",
             "method_pool": "N", "temp_pool": "N", "install_dir": "DIR",

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple, Union
 
-from etcorev import et_index
+from etcorev import cmsis_nn, et_index
 from etcorev.errors import BuildSetupError
 from etcorev.et_tree import ETSourceError
 from etcorev.kernel_sources import (CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, TREE_LIBRARIES,
@@ -30,6 +30,16 @@ from etcorev.kernel_sources import (CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, T
 COREV_KERNELS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "kernels", "corev")
 
 Selection = Union[Dict[str, List[str]], str]      # op -> kernel keys, or "all"
+
+
+@dataclass
+class Dependency:
+    """A library outside the ExecuTorch tree that a kernel library's sources call
+    (CMSIS-NN): the files of it they reach, compiled once per variant."""
+    name: str
+    root: str
+    sources: List[str]                 # relative to root
+    include_dirs: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -45,6 +55,7 @@ class KernelSet:
     # op source -> the selected operators it implements (its dtype selection); a source
     # not listed serves the whole selection.
     source_ops: Dict[str, List[str]] = field(default_factory=dict)
+    dependencies: List[Dependency] = field(default_factory=list)
 
     @property
     def dtype_selective(self):
@@ -136,6 +147,43 @@ class TreeKernels:
         return self._abs(ops), self._abs(sorted(helpers - set(ops))), {}
 
 
+class CortexMKernels(TreeKernels):
+    """ExecuTorch's Cortex-M operators (backends/cortex_m/ops): a tree library whose
+    kernels call CMSIS-NN, a tree of its own (cmsis_nn=); the CMSIS-NN files the
+    selected kernels reach come along (etcorev.cmsis_nn)."""
+
+    def __init__(self, index, library, cmsis_root):
+        super().__init__(index, library)
+        self.cmsis_root = cmsis_root
+        self.include_dirs = [os.path.join(cmsis_root, "Include")] if cmsis_root else []
+
+    def _dependency(self, op_sources, ops):
+        if not self.cmsis_root:
+            pin = cmsis_nn.pinned_commit(self.index["root"])
+            raise BuildSetupError(
+                "The model uses ExecuTorch's Cortex-M operators (%s), whose kernels call "
+                "CMSIS-NN, and no CMSIS-NN tree is given. Clone it (git clone %s%s) and "
+                "pass cmsis_nn=PATH, or record it once with ./setup.sh --cmsis-nn PATH."
+                % (", ".join(sorted(ops)[:3]) + (", ..." if len(ops) > 3 else ""),
+                   cmsis_nn.URL, "; git checkout %s" % pin if pin else ""))
+        texts = []
+        for path in op_sources:
+            with open(path) as f:
+                texts.append(f.read())
+        sources = cmsis_nn.sources_for(self.cmsis_root, cmsis_nn.called_functions(texts))
+        return Dependency("cmsis_nn", self.cmsis_root, sources, list(self.include_dirs))
+
+    def sources(self, ops):
+        op_sources, helpers, source_ops = super().sources(ops)
+        self.dependencies = [self._dependency(op_sources, ops)]
+        return op_sources, helpers, source_ops
+
+    def all_sources(self):
+        op_sources, helpers, source_ops = super().all_sources()
+        self.dependencies = [self._dependency(op_sources, list(self.data["ops"]))]
+        return op_sources, helpers, source_ops
+
+
 class DirectoryKernels:
     """Kernels in a directory: a yaml and C++ sources (the user's, or ours)."""
     kind = "user"
@@ -217,13 +265,20 @@ class CoreVKernels(DirectoryKernels):
         return list(source_ops) + support, utils, source_ops
 
 
-def libraries(root, kernel_dirs=(), corev=True):
-    """The kernel libraries in search order."""
+# Tree libraries that need more than the tree (their class, given the options).
+TREE_LIBRARY_CLASSES = {"cortex_m": lambda index, lib, options: CortexMKernels(
+    index, lib, options.get("cmsis_nn") or None)}
+
+
+def libraries(root, kernel_dirs=(), corev=True, **options):
+    """The kernel libraries in search order. options: what a library needs besides the
+    tree (cmsis_nn: the CMSIS-NN tree)."""
     try:
         index = et_index.tree_index(root)
     except ETSourceError as error:
         raise BuildSetupError(str(error))
-    tree = [TreeKernels(index, lib) for lib in TREE_LIBRARIES if lib.name in index["libraries"]]
+    tree = [TREE_LIBRARY_CLASSES.get(lib.name, lambda i, l, o: TreeKernels(i, l))(
+        index, lib, options) for lib in TREE_LIBRARIES if lib.name in index["libraries"]]
     taken = {lib.name for lib in tree} | {"corev"}
     users = []
     for directory in kernel_dirs:
@@ -248,9 +303,10 @@ def _unique_name(name, taken):
     return candidate
 
 
-def plan(root, selection: Selection, kernel_dirs=(), corev=True) -> Plan:
-    """selection: op -> kernel keys (from the model, or ops=a,b with no keys), or "all"."""
-    searched, index = libraries(root, kernel_dirs, corev)
+def plan(root, selection: Selection, kernel_dirs=(), corev=True, **options) -> Plan:
+    """selection: op -> kernel keys (from the model, or ops=a,b with no keys), or "all".
+    options: see libraries()."""
+    searched, index = libraries(root, kernel_dirs, corev, **options)
     if selection == "all":
         sets = []
         for library in searched:
@@ -288,7 +344,8 @@ def _kernel_set(library, selection, op_sources, utils, source_ops):
     return KernelSet(name=library.name, kind=library.kind, selection=selection,
                      yamls=list(library.yamls), op_sources=list(op_sources),
                      util_sources=list(utils), include_dirs=list(library.include_dirs),
-                     source_ops=source_ops)
+                     source_ops=source_ops,
+                     dependencies=list(getattr(library, "dependencies", [])))
 
 
 def _deduplicated(sets, prim):

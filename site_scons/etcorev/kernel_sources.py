@@ -43,6 +43,9 @@ TREE_LIBRARIES: Tuple[TreeLibrary, ...] = (
                 all_globs=("kernels/portable/cpu",)),
     TreeLibrary("quantized", "kernels/quantized/quantized.yaml", CUSTOM_OPS_YAML_FLAG,
                 "kernels/quantized/cpu", ("kernels/quantized/cpu",), optional=True),
+    # The Cortex-M backend's int8 operators (cortex_m::...), over CMSIS-NN (cmsis_nn.py).
+    TreeLibrary("cortex_m", "backends/cortex_m/ops/operators.yaml", CUSTOM_OPS_YAML_FLAG,
+                "backends/cortex_m/ops", ("backends/cortex_m/ops",), optional=True),
 )
 
 # Buck dependencies are followed only inside this part of the tree; anything else is

@@ -2,9 +2,12 @@
 
 Files of tensors (`inputs=`, `expected=`, NAME.inputs.json, NAME.expected.json) hold a
 JSON list of {"dtype", "shape", "values"} (the shared manifest's format; an object with
-an "inputs" or "outputs" list is accepted too). Inputs are checked against the program's
-own input metadata at build time; outputs printed by the runner
-(`Output 0: float32[5] 2,2,2,2,2`) are compared with the expected ones after a run.
+an "inputs" or "outputs" list is accepted too), values in logical order (row-major over
+the shape, whatever the tensor's dim order); an expected output may add "atol", its own
+absolute tolerance (one quantization step for an int8 network's output). Inputs are
+checked against the program's own input metadata at build time and laid out in the
+tensor's dim order; outputs printed by the runner (`Output 0: float32[5] 2,2,2,2,2`, in
+logical order) are compared with the expected ones after a run.
 """
 
 import json
@@ -26,6 +29,9 @@ class Tensor:
     dtype: str
     shape: List[int]
     values: list
+    # Expected outputs only: the absolute tolerance of this output, where it is coarser
+    # than atol= (an int8 network's float output is exact to one quantization step).
+    atol: Optional[float] = None
 
 
 def read_tensors(path: str, key: str, option: str) -> List[Tensor]:
@@ -58,7 +64,11 @@ def read_tensors(path: str, key: str, option: str) -> List[Tensor]:
         if math.prod(shape) != len(values):
             raise bad("%s %d: shape %s holds %d values, the list has %d"
                       % (key[:-1], i, shape, math.prod(shape), len(values)))
-        tensors.append(Tensor(str(item["dtype"]), shape, values))
+        atol = item.get("atol")
+        if atol is not None and (isinstance(atol, bool) or not isinstance(atol, (int, float))
+                                 or not math.isfinite(atol) or atol < 0):
+            raise bad("%s %d: atol must be a finite number of at least 0" % (key[:-1], i))
+        tensors.append(Tensor(str(item["dtype"]), shape, values, atol))
     return tensors
 
 
@@ -84,12 +94,37 @@ def check_inputs(tensors: List[Tensor], specs, path: str, model: str) -> List[by
         if fmt is None:
             raise BuildSetupError("Input %d of %s is %s, which the inputs file cannot give "
                                   "(supported: %s)." % (i, model, tensor.dtype, ", ".join(PACK_FORMATS)))
+        values = in_dim_order(tensor.values, spec.shape, spec.dim_order)
         try:
-            arrays.append(b"".join(struct.pack(fmt, v) for v in tensor.values))
+            arrays.append(b"".join(struct.pack(fmt, v) for v in values))
         except (struct.error, OverflowError) as error:     # 1e39 for a float32: Overflow
             raise BuildSetupError("Input %d in '%s': a value does not fit %s (%s)."
                                   % (i, path, tensor.dtype, error))
     return arrays
+
+
+def in_dim_order(values, shape, dim_order):
+    """Values given in logical order (row-major over the shape, as PyTorch's
+    tensor.flatten() gives them) laid out as the tensor is in memory: dimension
+    dim_order[0] outermost (channels-last: (0, 2, 3, 1)). The runner prints outputs
+    back in logical order."""
+    dim_order = list(dim_order)
+    if not dim_order or dim_order == sorted(dim_order) or len(values) <= 1:
+        return list(values)
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    out = []
+    index = [0] * len(shape)
+    for _ in range(len(values)):
+        out.append(values[sum(index[d] * strides[d] for d in range(len(shape)))])
+        for position in reversed(range(len(dim_order))):   # next index in memory order
+            d = dim_order[position]
+            index[d] += 1
+            if index[d] < shape[d]:
+                break
+            index[d] = 0
+    return out
 
 
 def check_expected(tensors: List[Tensor], specs, path: str, model: str) -> None:
@@ -147,9 +182,10 @@ def compare(actual: dict, expected: List[Tensor], atol: float, rtol: float) -> O
                 i, got.dtype, ",".join(map(str, got.shape)), want.dtype,
                 ",".join(map(str, want.shape)))
         exact = not want.dtype.startswith(("float", "bfloat"))
+        tolerance = max(atol, want.atol or 0.0)
         for j, (g, e) in enumerate(zip(got.values, want.values)):
             # numpy.allclose's rule: |actual - expected| <= atol + rtol * |expected|
-            same = g == e if exact else (abs(g - e) <= atol + rtol * abs(e)
+            same = g == e if exact else (abs(g - e) <= tolerance + rtol * abs(e)
                                          or (math.isnan(g) and math.isnan(e)))
             if not same:
                 return "output %d differs first at index %d: expected %r, got %r" % (i, j, e, g)

@@ -218,6 +218,9 @@ class ValueSpec:
     kind: str
     dtype: Optional[str] = None
     shape: Tuple[int, ...] = ()
+    # The order of the dimensions in memory, outermost first: (0, 1, 2, 3) contiguous,
+    # (0, 2, 3, 1) channels-last. Sizes are in logical order either way.
+    dim_order: Tuple[int, ...] = ()
 
     def describe(self) -> str:
         if self.kind != "tensor":
@@ -515,7 +518,8 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
                 code = val.scalar("scalar_type")
                 name = SCALAR_TYPES.get(code, (str(code), 0))[0]
                 out.append(ValueSpec("tensor", DTYPE_NAMES.get(name, name),
-                                     tuple(val.scalars("sizes") or ())))
+                                     tuple(val.scalars("sizes") or ()),
+                                     tuple(val.scalars("dim_order") or ())))
             else:
                 out.append(ValueSpec(_KT_NAMES.get(tag, "other")))
         return out

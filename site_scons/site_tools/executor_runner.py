@@ -86,7 +86,7 @@ def ExecutorRunners(env, sources, model_sources, backend):
                                           env["board"])
             selection = _selection(env, program)
             plan = kernel_plan.plan(env["ET_ROOT"], selection, kernel_dirs,
-                                    corev=env["corev_kernels"])
+                                    corev=env["corev_kernels"], cmsis_nn=env["cmsis_nn"])
             _check_selection_covers(env, model, selection)
             firmware = _firmware(env, model, plan, runtime, backend,
                                  (runner_env, runner, model_sources), made)
@@ -132,6 +132,8 @@ def _firmware(env, model, plan, runtime, backend, runner_parts, made):
     if kernels["helpers"]:      # after every library's operators: they all use them
         kernel_libs.append(env.StaticLibrary(os.path.join(model_dir, "kernel_helpers"),
                                              kernels["helpers"]))
+    for name, objects in sorted(kernels["dependencies"].items()):     # what they call
+        kernel_libs.append(env.StaticLibrary(os.path.join(model_dir, name), objects))
     whole_archive = kernels["whole_archive"] + list(backend)
     if plan.prim_ops or env["ops"] == "all":
         whole_archive += runtime["prim_ops"]

@@ -215,6 +215,7 @@ def ExecuTorchKernels(env, plan, made=None):
         return made[key]
 
     libs, helpers, registrations, oplists = [], [], [], []
+    dependencies = {}       # name -> objects of the libraries the kernels call (CMSIS-NN)
     for kernel_set in plan.kernel_sets:
         lib_env = env.Clone()
         lib_env.Append(CPPPATH=list(kernel_set.include_dirs))
@@ -284,11 +285,27 @@ def ExecuTorchKernels(env, plan, made=None):
             helper = os.path.relpath(source, env["ET_ROOT"])
             helpers += once(("util", helper), lambda helper=helper: _tree_objects(
                 env, _in(env, "et", "kernels"), [helper]))
+        for dependency in kernel_set.dependencies:
+            for rel in dependency.sources:
+                # extend(), not +=: a NodeList on the right makes += a new list.
+                dependencies.setdefault(dependency.name, []).extend(once(
+                    (dependency.name, rel), lambda d=dependency, rel=rel:
+                    _dependency_objects(env, d, rel)))
         libs.append(objects)
     registry_dir = _in(env, "registry", _digest([k.selection for k in plan.kernel_sets]))
     registry = once(registry_dir, lambda: env.ExecuTorchRegistry(registry_dir, oplists))
-    return {"objects": libs, "helpers": helpers, "whole_archive": registrations,
-            "registry": registry}
+    return {"objects": libs, "helpers": helpers, "dependencies": dependencies,
+            "whole_archive": registrations, "registry": registry}
+
+
+def _dependency_objects(env, dependency, rel):
+    """One source of a library the kernels call, in <variant>/<its name>/, compiled as
+    the tree's sources are (without our warnings), its place mapped out of the object."""
+    dep_env = env.Clone(WARNING_FLAGS=TREE_WARNING_FLAGS)
+    dep_env.Append(CPPPATH=list(dependency.include_dirs),
+                   CCFLAGS=builddir.prefix_map_flags([(dependency.root, dependency.name)]))
+    return dep_env.ObjectsIn(_in(env, dependency.name), [os.path.join(dependency.root, rel)],
+                             dependency.root)
 
 
 def ExecuTorchRegistry(env, out_dir, oplists):

@@ -70,6 +70,9 @@ void print_i64(int64_t value) {
   }
 }
 
+// Tensors have at most this many dimensions (ExecuTorch's kTensorDimensionLimit).
+constexpr size_t kMaxDims = 16;
+
 void print_hex_digits(uint32_t value, int digits) {
   for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4)
     board_putc("0123456789abcdef"[(value >> shift) & 0xf]);
@@ -166,9 +169,19 @@ void print_output(size_t index, const EValue& value) {
       board_put_u64(static_cast<uint64_t>(tensor.size(d)));
     }
     board_puts("] ");
+    // In logical order (row-major over the sizes), whatever the dim order in memory:
+    // a channels-last output prints as its NCHW tensor, as PyTorch would give it.
+    size_t index[kMaxDims] = {};
+    const ssize_t dims = tensor.dim();
     for (ssize_t i = 0; i < tensor.numel(); ++i) {
       if (i) board_putc(',');
-      print_element(tensor, static_cast<size_t>(i));
+      size_t offset = 0;
+      for (ssize_t d = 0; d < dims; ++d) offset += index[d] * static_cast<size_t>(tensor.strides()[d]);
+      print_element(tensor, offset);
+      for (ssize_t d = dims - 1; d >= 0; --d) {
+        if (++index[d] < static_cast<size_t>(tensor.size(d))) break;
+        index[d] = 0;
+      }
     }
   } else if (value.isInt()) {
     board_puts("int ");

@@ -1,0 +1,181 @@
+"""CMSIS-NN, the library ExecuTorch's Cortex-M kernels (backends/cortex_m/ops) call: a
+source tree the user clones (cmsis_nn=PATH), of which the build compiles only the files
+the selected kernels reach.
+
+- Which files: the `arm_*` functions the selected kernel sources call, then every
+  function those files call, until no new file is reached; a function's file is the
+  one of Source/ that defines it (the same test as for ExecuTorch's kernels:
+  kernel_sources.defines_function).
+- Which paths: its portable C ones. The DSP and MVE code is behind `__ARM_FEATURE_*`
+  and ARM_MATH_* macros, which a RISC-V compiler does not define.
+- Which version: the commit the ExecuTorch tree pins (`CMSIS_NN_VERSION` in
+  backends/cortex_m/CMakeLists.txt), compared with the tree's git HEAD; another commit
+  builds with a warning.
+"""
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from typing import Dict, Iterable, List, Optional
+
+from etcorev import usercache
+from etcorev.kernel_sources import defines_function
+
+PIN_FILE = "backends/cortex_m/CMakeLists.txt"
+HEADER = os.path.join("Include", "arm_nnfunctions.h")
+URL = "https://github.com/ARM-software/CMSIS-NN"
+_CALL = re.compile(r"\b(arm_\w+)\s*\(")
+_MEMO: Dict[str, dict] = {}
+
+
+class CmsisNNError(Exception):
+    """A tree that is not CMSIS-NN, or cannot be read: one sentence for the user."""
+
+
+def pinned_commit(et_root) -> Optional[str]:
+    """The CMSIS-NN commit the ExecuTorch tree's Cortex-M backend builds with."""
+    try:
+        with open(os.path.join(et_root, PIN_FILE)) as f:
+            match = re.search(r'CMSIS_NN_VERSION\s+"([0-9a-f]{40})"', f.read())
+    except OSError:
+        return None
+    return match.group(1) if match else None
+
+
+def tree_commit(root) -> Optional[str]:
+    """The commit a git checkout of CMSIS-NN has checked out (read from .git, no git
+    process); None for a tree without git metadata."""
+    git = os.path.join(root, ".git")
+    if os.path.isfile(git):                   # a worktree or submodule: "gitdir: PATH"
+        with open(git) as f:
+            line = f.read().strip()
+        if not line.startswith("gitdir:"):
+            return None
+        git = os.path.join(root, line[len("gitdir:"):].strip())
+    try:
+        with open(os.path.join(git, "HEAD")) as f:
+            head = f.read().strip()
+    except OSError:
+        return None
+    if not head.startswith("ref:"):
+        return head if re.fullmatch(r"[0-9a-f]{40}", head) else None
+    ref = head[len("ref:"):].strip()
+    try:
+        with open(os.path.join(git, ref)) as f:
+            return f.read().strip()
+    except OSError:
+        pass
+    try:
+        with open(os.path.join(git, "packed-refs")) as f:
+            for line in f:
+                sha, _, name = line.strip().partition(" ")
+                if name == ref:
+                    return sha
+    except OSError:
+        pass
+    return None
+
+
+def check_tree(root) -> None:
+    if not os.path.isdir(root):
+        raise CmsisNNError("The CMSIS-NN tree '%s' (cmsis_nn=) does not exist." % root)
+    if not os.path.isfile(os.path.join(root, HEADER)):
+        raise CmsisNNError("'%s' (cmsis_nn=) is not a CMSIS-NN source tree: it has no %s. "
+                           "Clone %s there." % (root, HEADER, URL))
+
+
+def _index(root) -> dict:
+    """{"defines": {function: file}, "calls": {file: [functions]}} over Source/, files
+    relative to root; the Python bindings and the float (f16, f32) kernels left out."""
+    real = os.path.realpath(root)
+    stamp = []
+    files = []
+    for directory, dirs, names in os.walk(os.path.join(real, "Source")):
+        dirs[:] = sorted(d for d in dirs if d != "Bindings")
+        for name in sorted(names):
+            if name.endswith(".c") and not re.search(r"_f(16|32)\.c$", name):
+                path = os.path.join(directory, name)
+                files.append(path)
+                st = os.stat(path)
+                stamp.append((path, st.st_size, st.st_mtime_ns))
+    stamp = json.loads(json.dumps(stamp))      # as it reads back from the disk cache
+    cached = _MEMO.get(real) or _load(real)
+    if cached is not None and cached["stamp"] == stamp:
+        _MEMO[real] = cached
+        return cached
+    defines, calls = {}, {}
+    for path in files:
+        with open(path, errors="replace") as f:
+            text = f.read()
+        rel = os.path.relpath(path, real)
+        named = set(_CALL.findall(text))
+        own = {fn for fn in named if defines_function(text, fn)}
+        for fn in own:
+            defines.setdefault(fn, rel)
+        calls[rel] = sorted(named - own)
+    _MEMO[real] = {"stamp": stamp, "defines": defines, "calls": calls}
+    _store(real, _MEMO[real])
+    return _MEMO[real]
+
+
+# Reading the files for their functions takes a quarter of a second: the answer is kept
+# in the per-user cache, keyed by every file's size and modification time (a warm run
+# costs the stats).
+def _cache_file(real):
+    root = usercache.cache_root()
+    if root is None:
+        return None
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    return root / ("cmsis-nn-%s.json" % digest)
+
+
+def _load(real):
+    path = _cache_file(real)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError, TypeError):
+        return None
+    return data if isinstance(data, dict) and data.get("code") == _code_stamp() else None
+
+
+def _store(real, data):
+    path = _cache_file(real)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=".cmsis-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(dict(data, code=_code_stamp()), f)
+        os.replace(tmp, str(path))
+    except OSError:
+        pass            # a cache we cannot write only costs time
+
+
+def _code_stamp():
+    st = os.stat(__file__)
+    return [st.st_size, st.st_mtime_ns]
+
+
+def called_functions(texts: Iterable[str]) -> List[str]:
+    """The arm_* functions these sources call."""
+    return sorted({fn for text in texts for fn in _CALL.findall(text)})
+
+
+def sources_for(root, functions: Iterable[str]) -> List[str]:
+    """The files of Source/ (relative to root) that define these functions and what
+    they call, transitively. Functions defined nowhere (inline ones of the headers)
+    need no file."""
+    idx = _index(root)
+    todo = [idx["defines"][fn] for fn in functions if fn in idx["defines"]]
+    seen = set()
+    while todo:
+        rel = todo.pop()
+        if rel in seen:
+            continue
+        seen.add(rel)
+        todo.extend(idx["defines"][fn] for fn in idx["calls"][rel] if fn in idx["defines"])
+    return sorted(seen)
