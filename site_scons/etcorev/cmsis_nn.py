@@ -165,17 +165,35 @@ def called_functions(texts: Iterable[str]) -> List[str]:
     return sorted({fn for text in texts for fn in _CALL.findall(text)})
 
 
-def sources_for(root, functions: Iterable[str]) -> List[str]:
-    """The files of Source/ (relative to root) that define these functions and what
-    they call, transitively. Functions defined nowhere (inline ones of the headers)
-    need no file."""
+def sources_for(root, functions: Iterable[str], replacements=()) -> List[str]:
+    """The files of Source/ that define these functions and what they call,
+    transitively, as absolute paths. Functions defined nowhere (inline ones of the
+    headers) need no file. replacements: files of the same name as one of Source/ that
+    define its functions for this core (kernels/corev/cmsis_nn): taken in its place,
+    with what they call."""
     idx = _index(root)
+    replacing = {os.path.basename(path): path for path in replacements}
     todo = [idx["defines"][fn] for fn in functions if fn in idx["defines"]]
-    seen = set()
+    seen, chosen = set(), []
     while todo:
         rel = todo.pop()
         if rel in seen:
             continue
         seen.add(rel)
-        todo.extend(idx["defines"][fn] for fn in idx["calls"][rel] if fn in idx["defines"])
-    return sorted(seen)
+        replacement = replacing.get(os.path.basename(rel))
+        if replacement:
+            chosen.append(replacement)
+            with open(replacement) as f:
+                calls = set(_CALL.findall(f.read()))
+        else:
+            chosen.append(os.path.join(root, rel))
+            calls = idx["calls"][rel]
+        todo.extend(idx["defines"][fn] for fn in calls if fn in idx["defines"])
+    return sorted(chosen)
+
+
+def functions_defined(path) -> List[str]:
+    """The arm_* functions a C file defines."""
+    with open(path) as f:
+        text = f.read()
+    return sorted(fn for fn in set(_CALL.findall(text)) if defines_function(text, fn))

@@ -35,10 +35,11 @@ Selection = Union[Dict[str, List[str]], str]      # op -> kernel keys, or "all"
 @dataclass
 class Dependency:
     """A library outside the ExecuTorch tree that a kernel library's sources call
-    (CMSIS-NN): the files of it they reach, compiled once per variant."""
+    (CMSIS-NN): the files of it they reach, compiled once per variant (files of ours
+    may stand in for some of them: kernels/corev/cmsis_nn)."""
     name: str
     root: str
-    sources: List[str]                 # relative to root
+    sources: List[str]                 # absolute: in root, or ours in its place
     include_dirs: List[str] = field(default_factory=list)
 
 
@@ -152,9 +153,10 @@ class CortexMKernels(TreeKernels):
     kernels call CMSIS-NN, a tree of its own (cmsis_nn=); the CMSIS-NN files the
     selected kernels reach come along (etcorev.cmsis_nn)."""
 
-    def __init__(self, index, library, cmsis_root):
+    def __init__(self, index, library, cmsis_root, replacements=()):
         super().__init__(index, library)
         self.cmsis_root = cmsis_root
+        self.replacements = list(replacements)
         self.include_dirs = [os.path.join(cmsis_root, "Include")] if cmsis_root else []
 
     def _dependency(self, op_sources, ops):
@@ -170,7 +172,8 @@ class CortexMKernels(TreeKernels):
         for path in op_sources:
             with open(path) as f:
                 texts.append(f.read())
-        sources = cmsis_nn.sources_for(self.cmsis_root, cmsis_nn.called_functions(texts))
+        sources = cmsis_nn.sources_for(self.cmsis_root, cmsis_nn.called_functions(texts),
+                                       self.replacements)
         return Dependency("cmsis_nn", self.cmsis_root, sources, list(self.include_dirs))
 
     def sources(self, ops):
@@ -265,9 +268,14 @@ class CoreVKernels(DirectoryKernels):
         return list(source_ops) + support, utils, source_ops
 
 
+# CMSIS-NN functions written for this core (RV32IMC; bit-exact to CMSIS-NN's C): a file
+# here stands in for CMSIS-NN's file of the same name when the CORE-V kernels are on.
+COREV_CMSIS_NN_DIR = os.path.join(COREV_KERNELS_DIR, "cmsis_nn")
+
 # Tree libraries that need more than the tree (their class, given the options).
 TREE_LIBRARY_CLASSES = {"cortex_m": lambda index, lib, options: CortexMKernels(
-    index, lib, options.get("cmsis_nn") or None)}
+    index, lib, options.get("cmsis_nn") or None,
+    sorted(glob.glob(os.path.join(COREV_CMSIS_NN_DIR, "*.c"))) if options.get("corev") else ())}
 
 
 def libraries(root, kernel_dirs=(), corev=True, **options):
@@ -277,6 +285,7 @@ def libraries(root, kernel_dirs=(), corev=True, **options):
         index = et_index.tree_index(root)
     except ETSourceError as error:
         raise BuildSetupError(str(error))
+    options = dict(options, corev=corev)
     tree = [TREE_LIBRARY_CLASSES.get(lib.name, lambda i, l, o: TreeKernels(i, l))(
         index, lib, options) for lib in TREE_LIBRARIES if lib.name in index["libraries"]]
     taken = {lib.name for lib in tree} | {"corev"}

@@ -286,11 +286,11 @@ def ExecuTorchKernels(env, plan, made=None):
             helpers += once(("util", helper), lambda helper=helper: _tree_objects(
                 env, _in(env, "et", "kernels"), [helper]))
         for dependency in kernel_set.dependencies:
-            for rel in dependency.sources:
+            for source in dependency.sources:
                 # extend(), not +=: a NodeList on the right makes += a new list.
                 dependencies.setdefault(dependency.name, []).extend(once(
-                    (dependency.name, rel), lambda d=dependency, rel=rel:
-                    _dependency_objects(env, d, rel)))
+                    (dependency.name, source), lambda d=dependency, source=source:
+                    _dependency_objects(env, d, source)))
         libs.append(objects)
     registry_dir = _in(env, "registry", _digest([k.selection for k in plan.kernel_sets]))
     registry = once(registry_dir, lambda: env.ExecuTorchRegistry(registry_dir, oplists))
@@ -298,14 +298,22 @@ def ExecuTorchKernels(env, plan, made=None):
             "whole_archive": registrations, "registry": registry}
 
 
-def _dependency_objects(env, dependency, rel):
-    """One source of a library the kernels call, in <variant>/<its name>/, compiled as
-    the tree's sources are (without our warnings), its place mapped out of the object."""
+# The inner loops of the kernels' libraries (CMSIS-NN): -O2 where the build is -Os
+# (Release), about 1.3x fewer instructions for a convolutional network for 2 % more text.
+DEPENDENCY_OPTIMISATION = {"Release": ["-O2"]}
+
+
+def _dependency_objects(env, dependency, source):
+    """One source of a library the kernels call, in <variant>/<its name>/ (ours that
+    stand in for some, in <variant>/<its name>/corev/), compiled as the tree's sources
+    are (without our warnings), its place mapped out of the object."""
     dep_env = env.Clone(WARNING_FLAGS=TREE_WARNING_FLAGS)
     dep_env.Append(CPPPATH=list(dependency.include_dirs),
-                   CCFLAGS=builddir.prefix_map_flags([(dependency.root, dependency.name)]))
-    return dep_env.ObjectsIn(_in(env, dependency.name), [os.path.join(dependency.root, rel)],
-                             dependency.root)
+                   CCFLAGS=builddir.prefix_map_flags([(dependency.root, dependency.name)])
+                   + DEPENDENCY_OPTIMISATION.get(env["BUILD_TYPE"], []))
+    if source.startswith(dependency.root + os.sep):
+        return dep_env.ObjectsIn(_in(env, dependency.name), [source], dependency.root)
+    return dep_env.ObjectsIn(_in(env, dependency.name, "corev"), [source])
 
 
 def ExecuTorchRegistry(env, out_dir, oplists):
