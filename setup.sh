@@ -7,6 +7,8 @@
 #   - libstdc++ for Debian's cross compiler, built once into ~/.cache/corev-et
 # Options:
 #   --executorch PATH   record the ExecuTorch source tree in the user settings file
+#   --cmsis-nn PATH     record the CMSIS-NN source tree (for int8 models of ExecuTorch's
+#                       Cortex-M operators) in the user settings file
 #   --corev-gcc         also build CORE-V GCC (riscv32-corev-elf, newlib, libstdc++) from
 #                       Debian's sources into ~/.cache/corev-et (about 25 min the first time)
 #   --export            also install the model-export extra (torch + executorch wheels)
@@ -14,14 +16,16 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 executorch=""
+cmsis_nn=""
 extras=""
 corev_gcc=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --executorch) executorch="$2"; shift 2 ;;
+    --cmsis-nn) cmsis_nn="$2"; shift 2 ;;
     --corev-gcc) corev_gcc=1; shift ;;
     --export) extras="export"; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -91,12 +95,14 @@ PY
   rm -rf "$wheels"
 fi
 
-if [ -n "$executorch" ]; then
+record() {    # record NAME PATH WHAT: a tree in the user settings file
   .venv/bin/python -c "import sys; sys.path.insert(0, 'site_scons')
 from etcorev import settings
-print('setup: ExecuTorch tree recorded in', settings.write(executorch=sys.argv[1]))" \
-    "$(cd "$executorch" && pwd)"
-fi
+print('setup: %s recorded in' % sys.argv[3], settings.write(**{sys.argv[1]: sys.argv[2]}))" \
+    "$1" "$(cd "$2" && pwd)" "$3"
+}
+if [ -n "$executorch" ]; then record executorch "$executorch" "ExecuTorch tree"; fi
+if [ -n "$cmsis_nn" ]; then record cmsis_nn "$cmsis_nn" "CMSIS-NN tree"; fi
 
 .venv/bin/python site_scons/etcorev/libstdcxx.py >/dev/null
 if [ -n "$corev_gcc" ]; then

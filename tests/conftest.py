@@ -60,6 +60,21 @@ def executorch_root():
     return Path(root) if root and Path(root).is_dir() else None
 
 
+def cmsis_nn_root():
+    """The configured CMSIS-NN tree (cmsis_nn= in the user settings), or None."""
+    root = os.environ.get("COREV_ET_CMSIS_NN") or settings.read().get("cmsis_nn")
+    return Path(root) if root and Path(root).is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def cmsis_nn():
+    root = cmsis_nn_root()
+    if root is None:
+        pytest.skip("no CMSIS-NN tree: clone https://github.com/ARM-software/CMSIS-NN at the "
+                    "commit the ExecuTorch tree pins and run ./setup.sh --cmsis-nn PATH")
+    return root
+
+
 @pytest.fixture(scope="session")
 def et_root():
     root = executorch_root()

@@ -78,6 +78,26 @@ def tree_commit(root) -> Optional[str]:
     return None
 
 
+_warned = set()
+
+
+def check_version(root, et_root) -> None:
+    """A warning, once per run, when the tree is not at the commit ExecuTorch pins (or
+    cannot tell): its kernels were written against that CMSIS-NN."""
+    check_tree(root)
+    pin, commit = pinned_commit(et_root), tree_commit(root)
+    if pin is None or commit == pin or root in _warned:
+        return
+    _warned.add(root)
+    import sys
+    sys.stderr.write(
+        "scons: warning: the CMSIS-NN tree %s (cmsis_nn=) %s, not at %s, the commit the "
+        "ExecuTorch tree's Cortex-M kernels are written for (%s); building anyway. "
+        "`git -C %s checkout %s` gives that one.\n"
+        % (root, "is at commit %s" % commit[:12] if commit else "has no git metadata to "
+           "tell its commit", pin[:12], PIN_FILE, root, pin))
+
+
 def check_tree(root) -> None:
     if not os.path.isdir(root):
         raise CmsisNNError("The CMSIS-NN tree '%s' (cmsis_nn=) does not exist." % root)
@@ -172,7 +192,7 @@ def sources_for(root, functions: Iterable[str], replacements=()) -> List[str]:
     define its functions for this core (kernels/corev/cmsis_nn): taken in its place,
     with what they call."""
     idx = _index(root)
-    replacing = {os.path.basename(path): path for path in replacements}
+    replacing = {os.path.basename(str(path)): path for path in replacements}
     todo = [idx["defines"][fn] for fn in functions if fn in idx["defines"]]
     seen, chosen = set(), []
     while todo:
@@ -182,7 +202,7 @@ def sources_for(root, functions: Iterable[str], replacements=()) -> List[str]:
         seen.add(rel)
         replacement = replacing.get(os.path.basename(rel))
         if replacement:
-            chosen.append(replacement)
+            chosen.append(str(replacement))
             with open(replacement) as f:
                 calls = set(_CALL.findall(f.read()))
         else:

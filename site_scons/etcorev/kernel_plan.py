@@ -160,7 +160,12 @@ class CortexMKernels(TreeKernels):
         self.include_dirs = [os.path.join(cmsis_root, "Include")] if cmsis_root else []
 
     def _dependency(self, op_sources, ops):
-        if not self.cmsis_root:
+        if self.cmsis_root:
+            try:
+                cmsis_nn.check_version(self.cmsis_root, self.index["root"])
+            except cmsis_nn.CmsisNNError as error:
+                raise BuildSetupError(str(error))
+        else:
             pin = cmsis_nn.pinned_commit(self.index["root"])
             raise BuildSetupError(
                 "The model uses ExecuTorch's Cortex-M operators (%s), whose kernels call "
