@@ -140,6 +140,10 @@ REFUSED = [
     # Options that contradict each other or the model.
     ("debug=1 build_type=Release", ["debug=1", "build_type=Release"]),
     ("ops=aten::mul.out", ["ops=", "aten::add.out", "add.pte"]),
+    # Activations larger than the board: refused before compiling, naming the parts.
+    ("board=cv32e40p model=%s" % (REPO / "tests" / "models" / "memory" / "wide_add.pte"),
+     ["wide_add.pte", "does not fit board=cv32e40p", "planned memory", "14,400,000",
+      "4,194,304"]),
 ]
 
 

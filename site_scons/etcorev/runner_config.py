@@ -19,18 +19,52 @@ def method_pool_size(method):
     return aligned(2048 + 160 * method.num_values + 48 * method.num_instructions)
 
 
+def pool_sizes(method, env):
+    """(planned, method pool, temp pool) in bytes: the runner's static memory."""
+    planned = sum(aligned(size) for size in method.planned_buffer_sizes)
+    return (planned, env["method_pool"] or method_pool_size(method),
+            env["temp_pool"] or DEFAULT_TEMP_POOL)
+
+
+def check_fits(program, model_file, env, region, embedded):
+    """Refuse, before anything is compiled, a model whose memory cannot fit the board's
+    image region whatever the code: its planned activations, the pools, the stack (and
+    the model itself when it is linked in). Names each part."""
+    planned, method_pool, temp_pool = pool_sizes(program.methods[0], env)
+    parts = [("planned memory (the method's activations)", planned),
+             ("method pool", method_pool), ("temp pool", temp_pool),
+             ("stack", env["STACK_SIZE"])]
+    if embedded:
+        parts.append(("the model itself", program.size))
+    total = sum(size for _, size in parts)
+    if total <= region.length:
+        return
+    from etcorev.errors import BuildSetupError
+    raise BuildSetupError(
+        "The model '%s' does not fit board=%s: %s make %s bytes before any code, more than "
+        "its %s region's %s bytes. Use a board with more memory, or a model that plans "
+        "less (smaller activations)."
+        % (model_file, env["board"], ", ".join("%s %s" % (name, "{:,}".format(size))
+                                             for name, size in parts),
+           "{:,}".format(total), region.name, "{:,}".format(region.length)))
+
+
+DEFAULT_TEMP_POOL = 1024
+
+
 def header_lines(program, model_file, env, inputs=()):
     """The header's lines. env: the build options (pools, executions, placement, ...)."""
     method = program.methods[0]
     planned = [aligned(size) for size in method.planned_buffer_sizes]
+    planned_pool, method_pool, temp_pool = pool_sizes(method, env)
     lines = [
         "// Generated from %s and the build options." % model_file,
         "#pragma once",
         "#include <stddef.h>",
         "#include <stdint.h>",
-        "#define RUNNER_METHOD_POOL_SIZE %d" % (env["method_pool"] or method_pool_size(method)),
-        "#define RUNNER_TEMP_POOL_SIZE %d" % (env["temp_pool"] or 1024),
-        "#define RUNNER_PLANNED_POOL_SIZE %d" % sum(planned),
+        "#define RUNNER_METHOD_POOL_SIZE %d" % method_pool,
+        "#define RUNNER_TEMP_POOL_SIZE %d" % temp_pool,
+        "#define RUNNER_PLANNED_POOL_SIZE %d" % planned_pool,
         "#define RUNNER_MAX_PLANNED_BUFFERS %d" % len(planned),
         "#define RUNNER_NUM_EXECUTIONS %d" % env["num_executions"],
         "#define RUNNER_NUM_OUTPUTS %d" % len(method.outputs),

@@ -84,6 +84,8 @@ def ExecutorRunners(env, sources, model_sources, backend):
         try:
             program = models.load_program(model, _model_region(env), env["model_placement"],
                                           env["board"])
+            runner_config.check_fits(program, model.path, env, env["MEMORY_REGION_OBJECTS"][0],
+                                     env["model_placement"] == "embedded")
             selection = _selection(env, program)
             plan = kernel_plan.plan(env["ET_ROOT"], selection, kernel_dirs,
                                     corev=env["corev_kernels"], cmsis_nn=env["cmsis_nn"])
