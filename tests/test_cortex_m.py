@@ -177,3 +177,15 @@ def test_inputs_are_laid_out_in_their_dim_order():
     nhwc = model_io.in_dim_order(list(range(12)), (1, 2, 2, 3), (0, 2, 3, 1))
     assert nhwc == [0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11]
     assert model_io.in_dim_order([1, 2, 3], (3,), (0,)) == [1, 2, 3]
+
+
+@pytest.mark.quick
+def test_both_routes_of_a_network_count_the_same_macs():
+    """The MACs of the Cortex-M program (OHWI/IHWO weights) and of the decomposed one
+    (OIHW convolutions, addmm) are computed from different operators and layouts: they
+    must agree, network by network, and be the network's real work (not zero)."""
+    from etcorev import macs, pte
+    for path in sorted(TINY.glob("*.pte")):
+        int8 = macs.program_macs(pte.read_pte(path))
+        decomposed = macs.program_macs(pte.read_pte(TINY / "decomposed" / path.name))
+        assert int8 == decomposed > 100000, (path.name, int8, decomposed)

@@ -242,6 +242,10 @@ class Method:
     num_chains: int = 0
     inputs: List[ValueSpec] = field(default_factory=list)
     outputs: List[ValueSpec] = field(default_factory=list)
+    # Each kernel call in execution order: (operator, the sizes of each argument that
+    # is a tensor, None for the others).
+    kernel_calls: List[Tuple[str, List[Optional[Tuple[int, ...]]]]] = field(
+        default_factory=list)
 
     @property
     def planned_buffer_sizes(self) -> List[int]:
@@ -484,6 +488,7 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
         values = flatbuf.TableVector(r, 0, 0, "EValue", plan.where + ".values")
 
     metadata: Dict[str, set] = {}
+    kernel_calls = []
     num_instructions = 0
     chains = plan.tables("chains")
     for chain in chains if chains is not None else ():
@@ -504,6 +509,7 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
                 raise r.corrupt(call.where, "KernelCall has no argument list")
             metas = tuple(_io_meta_for_value(values, a, call.where, r) for a in args)
             metadata.setdefault(operators[op_index], set()).add(metas)
+            kernel_calls.append((operators[op_index], [_tensor_sizes(values, a) for a in args]))
 
     kernel_keys = {op: sorted({_kernel_key(m) for m in metadata[op]})
                    for op in sorted(metadata)}
@@ -541,7 +547,15 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
         num_chains=len(chains) if chains is not None else 0,
         inputs=specs("inputs"),
         outputs=specs("outputs"),
+        kernel_calls=kernel_calls,
     )
+
+
+def _tensor_sizes(values: flatbuf.TableVector, index: int) -> Optional[Tuple[int, ...]]:
+    if not 0 <= index < len(values):
+        return None
+    tag, val = values[index].union("val")
+    return tuple(val.scalars("sizes") or ()) if tag == KT_TENSOR and val is not None else None
 
 
 def _parse(path_or_bytes: Any, validate: bool) -> Program:
