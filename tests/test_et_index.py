@@ -142,14 +142,19 @@ def sources_of(kernel_set, root):
 
 def test_kernel_libraries(root):
     idx = et_index.tree_index(root)
-    assert [lib.name for lib in TREE_LIBRARIES] == ["portable", "quantized"]
-    assert list(idx["libraries"]) == ["portable", "quantized"]
+    assert [lib.name for lib in TREE_LIBRARIES] == ["portable", "quantized", "cortex_m"]
+    assert list(idx["libraries"]) == ["portable", "quantized", "cortex_m"]
     exists_all(root, [lib.yaml for lib in TREE_LIBRARIES])
     portable, quantized = idx["libraries"]["portable"]["ops"], idx["libraries"]["quantized"]["ops"]
+    cortex_m = idx["libraries"]["cortex_m"]["ops"]
     assert "aten::add.out" in portable
     assert "dim_order_ops::_to_dim_order_copy.out" in portable
     assert "quantized_decomposed::quantize_per_tensor.out" in quantized
-    assert all("::" in op for op in list(portable) + list(quantized))
+    # Every operator of the Cortex-M backend has its source (op_<name>.cpp).
+    assert cortex_m["cortex_m::quantized_conv2d.out"] == [
+        "backends/cortex_m/ops/op_quantized_conv2d.cpp"]
+    assert all(len(files) == 1 for files in cortex_m.values()), cortex_m
+    assert all("::" in op for op in list(portable) + list(quantized) + list(cortex_m))
 
 
 def test_op_add_selection(root):

@@ -155,6 +155,31 @@ void print_element(const Tensor& tensor, size_t i) {
   }
 }
 
+bool is_row_major(const Tensor& tensor) {
+  ssize_t stride = 1;
+  for (ssize_t d = tensor.dim() - 1; d >= 0; --d) {
+    if (tensor.size(d) != 1 && tensor.strides()[d] != stride) return false;
+    stride *= tensor.size(d);
+  }
+  return true;
+}
+
+// The elements of a tensor of another dim order (channels-last), in logical order.
+__attribute__((noinline)) void print_strided(const Tensor& tensor) {
+  size_t index[kMaxDims] = {};
+  const ssize_t dims = tensor.dim();
+  for (ssize_t i = 0; i < tensor.numel(); ++i) {
+    if (i) board_putc(',');
+    size_t offset = 0;
+    for (ssize_t d = 0; d < dims; ++d) offset += index[d] * static_cast<size_t>(tensor.strides()[d]);
+    print_element(tensor, offset);
+    for (ssize_t d = dims - 1; d >= 0; --d) {
+      if (++index[d] < static_cast<size_t>(tensor.size(d))) break;
+      index[d] = 0;
+    }
+  }
+}
+
 // "Output 0: float32[5] 2,2,2,2,2"
 void print_output(size_t index, const EValue& value) {
   board_puts("Output ");
@@ -171,16 +196,12 @@ void print_output(size_t index, const EValue& value) {
     board_puts("] ");
     // In logical order (row-major over the sizes), whatever the dim order in memory:
     // a channels-last output prints as its NCHW tensor, as PyTorch would give it.
-    size_t index[kMaxDims] = {};
-    const ssize_t dims = tensor.dim();
-    for (ssize_t i = 0; i < tensor.numel(); ++i) {
-      if (i) board_putc(',');
-      size_t offset = 0;
-      for (ssize_t d = 0; d < dims; ++d) offset += index[d] * static_cast<size_t>(tensor.strides()[d]);
-      print_element(tensor, offset);
-      for (ssize_t d = dims - 1; d >= 0; --d) {
-        if (++index[d] < static_cast<size_t>(tensor.size(d))) break;
-        index[d] = 0;
+    if (!is_row_major(tensor)) {
+      print_strided(tensor);
+    } else {
+      for (ssize_t i = 0; i < tensor.numel(); ++i) {
+        if (i) board_putc(',');
+        print_element(tensor, static_cast<size_t>(i));
       }
     }
   } else if (value.isInt()) {
