@@ -82,3 +82,11 @@ def et_root():
         pytest.skip("no ExecuTorch tree: set EXECUTORCH_ROOT, or run "
                     "./setup.sh --executorch PATH to record it in the user settings")
     return root
+
+
+def same_program(fresh: bytes, shipped: bytes) -> bool:
+    """Are two .pte files the same program, read by ExecuTorch's own deserializer? (The
+    bytes of a fresh export depend on the flatbuffers build's incidental layout, which
+    varies with the export environment; the program does not.) Needs the export extra."""
+    from executorch.exir._serialize._program import deserialize_pte_binary
+    return deserialize_pte_binary(fresh) == deserialize_pte_binary(shipped)

@@ -143,7 +143,7 @@ def sources_of(kernel_set, root):
 def test_kernel_libraries(root):
     idx = et_index.tree_index(root)
     assert [lib.name for lib in TREE_LIBRARIES] == ["portable", "quantized", "cortex_m"]
-    assert list(idx["libraries"]) == ["portable", "quantized", "cortex_m"]
+    assert sorted(idx["libraries"]) == ["cortex_m", "portable", "quantized"]
     exists_all(root, [lib.yaml for lib in TREE_LIBRARIES])
     portable, quantized = idx["libraries"]["portable"]["ops"], idx["libraries"]["quantized"]["ops"]
     cortex_m = idx["libraries"]["cortex_m"]["ops"]

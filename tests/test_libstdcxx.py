@@ -200,6 +200,8 @@ def test_cache_root(monkeypatch, tmp_path):
     assert usercache.cache_root() == tmp_path / "xdg" / "corev-et"
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert usercache.cache_root() is None      # a home that does not exist is not made
+    (tmp_path / "home").mkdir()
     assert usercache.cache_root() == tmp_path / "home" / ".cache" / "corev-et"
     monkeypatch.setenv("COREV_ET_CACHE", str(tmp_path / "mine"))
     assert usercache.cache_root() == tmp_path / "mine"
