@@ -97,15 +97,15 @@ fi
 
 record() {    # record NAME PATH WHAT: a tree in the user settings file
   .venv/bin/python -c "import sys; sys.path.insert(0, 'site_scons')
-from etcorev import settings
+from etcorev.build import settings
 print('setup: %s recorded in' % sys.argv[3], settings.write(**{sys.argv[1]: sys.argv[2]}))" \
     "$1" "$(cd "$2" && pwd)" "$3"
 }
 if [ -n "$executorch" ]; then record executorch "$executorch" "ExecuTorch tree"; fi
 if [ -n "$cmsis_nn" ]; then record cmsis_nn "$cmsis_nn" "CMSIS-NN tree"; fi
 
-.venv/bin/python site_scons/etcorev/libstdcxx.py >/dev/null
+.venv/bin/python site_scons/etcorev/toolchain/libstdcxx.py >/dev/null
 if [ -n "$corev_gcc" ]; then
-  .venv/bin/python site_scons/etcorev/corev_gcc.py >/dev/null
+  .venv/bin/python site_scons/etcorev/toolchain/corev_gcc.py >/dev/null
 fi
 echo "setup: ready (activate with: . .venv/bin/activate)"

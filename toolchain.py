@@ -5,9 +5,9 @@ LTO/PIC and our own startup code. SConstruct calls get_opts() and configure(env)
 Two toolchains are supported:
 - CORE-V GCC (`riscv32-corev-elf-`, newlib and libstdc++ come with it): the one on PATH
   (Embecosm's binaries), else the one `./setup.sh --corev-gcc` builds into the per-user
-  cache from Debian's sources (site_scons/etcorev/corev_gcc.py).
+  cache from Debian's sources (site_scons/etcorev/toolchain/corev_gcc.py).
 - Debian's `riscv64-unknown-elf-` with picolibc. It has no C++ library: set-up builds a
-  no-exceptions libstdc++ once from Debian's gcc-12-source (site_scons/etcorev/libstdcxx.py).
+  no-exceptions libstdc++ once from Debian's gcc-12-source (site_scons/etcorev/toolchain/libstdcxx.py).
 
 By default the first of them that is there. The C library each one brings is handled in
 one place: pal/boards/common/libc_<picolibc|newlib>.c (system calls, console, exit).
@@ -18,7 +18,7 @@ import shutil
 
 from SCons.Script import BoolVariable, EnumVariable
 
-from etcorev import compiler_facts, corev_gcc, libstdcxx
+from etcorev.toolchain import compiler_facts, corev_gcc, libstdcxx
 from etcorev.errors import BuildSetupError
 
 COREV_PREFIX = corev_gcc.PREFIX                   # riscv32-corev-elf-

@@ -67,7 +67,7 @@ WEIGHTS_STANDIN = {"add.pte": "mlp.pte"}       # models without weights -> a mod
 # ---------------------------------------------------------------- the ExecuTorch tree
 
 def et_version(root):
-    from etcorev import et_tree
+    from etcorev.executorch import et_tree
     try:
         return et_tree.check_tree(root) or "unknown version"
     except Exception as error:  # noqa: BLE001 - shown, not handled
@@ -95,8 +95,8 @@ def private_copy(path):
 
 def forget_source_cache(tree):
     """Remove the per-user source-list cache entry the build made for the tree copy
-    (etcorev.et_index keys it by the tree's real path; only ours is removed)."""
-    from etcorev import et_index
+    (etcorev.executorch.et_index keys it by the tree's real path; only ours is removed)."""
+    from etcorev.executorch import et_index
     real = os.path.realpath(str(tree))
     cfile = et_index._cache_file(real)
     if cfile is None:

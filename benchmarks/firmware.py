@@ -47,7 +47,9 @@ REPO = Path(__file__).resolve().parent.parent
 MODELS = REPO.parent / "shared" / "models"
 sys.path.insert(0, str(REPO / "site_scons"))
 
-from etcorev import boards, corev_gcc, settings  # noqa: E402
+from etcorev import boards  # noqa: E402
+from etcorev.build import settings
+from etcorev.toolchain import corev_gcc
 from machine import executorch_root, host_rows, median, print_rows, scons_version, tool_version  # noqa: E402
 
 SIZE = "riscv64-unknown-elf-size"

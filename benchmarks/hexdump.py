@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: Verilog hex and Intel HEX from a ~4 MiB ELF, etcorev.elfout vs objcopy.
+"""Benchmark: Verilog hex and Intel HEX from a ~4 MiB ELF, etcorev.image.elfout vs objcopy.
 
 Synthesizes an RV32 ELF linked at 0 whose .rodata is a blob of random bytes
 (.incbin, assembled and linked with the cross binutils), then, for each of
@@ -32,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "site_scons"))
 
-from etcorev import elfout  # noqa: E402
+from etcorev.image import elfout  # noqa: E402
 from machine import host_rows, median, print_rows, tool_version  # noqa: E402
 
 CROSS = "riscv64-unknown-elf-"

@@ -4,7 +4,7 @@ Cortex-M operators over CMSIS-NN, against the same networks through the decompos
 (quantize, float operator, dequantize: examples/models/tiny/decomposed).
 
 For each network: its MACs (from the program's convolutions and linear layers,
-etcorev.macs; both routes must agree), QEMU execute instructions of both routes and
+etcorev.pte.macs; both routes must agree), QEMU execute instructions of both routes and
 their ratio, CV32E40P execute cycles and MACs per cycle (when a Verilator testbench is
 configured: --verilator PATH, else verilator_model in the user settings; --no-verilator
 skips it), and the firmware's footprint: text, read-only data (the model among it),
@@ -28,7 +28,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "site_scons"))
 
-from etcorev import macs, memory_usage, pte, runner_config, settings  # noqa: E402
+from etcorev import pte  # noqa: E402
+from etcorev.build import settings
+from etcorev.image import memory_usage
+from etcorev.pte import macs
+from etcorev.run import runner_config
 from machine import host_rows, print_rows, scons_version  # noqa: E402
 
 TINY = REPO / "examples" / "models" / "tiny"

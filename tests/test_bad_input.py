@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from etcorev import flatbuf, pte
+from etcorev import pte
+from etcorev.pte import flatbuf
 from sconsrun import MODELS, REPO, TEST_CACHE, assert_progress_rises_to_100, scons
 
 ADD = REPO / "examples" / "models" / "add.pte"
@@ -376,7 +377,7 @@ def _fake_toolchain(directory, real, answers):
 
 def _a_toolchain():
     from conftest import TOOLCHAINS, toolchain_present
-    from etcorev import corev_gcc
+    from etcorev.toolchain import corev_gcc
     for prefix, _ in TOOLCHAINS.values():
         if toolchain_present(prefix):
             return corev_gcc.installed_prefix() if prefix == corev_gcc.PREFIX and not \
@@ -544,7 +545,7 @@ def test_a_killed_scons_takes_its_simulator_with_it(tmp_path):
 def test_a_home_that_does_not_exist_is_not_created(tmp_path):
     """HOME naming nothing (a service account, a container): the per-user cache is off,
     not made under that path."""
-    from etcorev import settings
+    from etcorev.build import settings
     env = dict(os.environ, HOME=str(tmp_path / "nonexistent" / "home"),
                COREV_ET_SETTINGS=settings.path())
     env.pop("XDG_CACHE_HOME", None)
@@ -567,7 +568,7 @@ def test_clean_leaves_nothing_of_ours_beside_the_users_own_directories(tmp_path)
 
 
 def test_clean_names_only_variants_as_left(tmp_path):
-    from etcorev.clean import prune_after_clean
+    from etcorev.build.clean import prune_after_clean
     build_dir = tmp_path / "checkout"
     for name in ("site_scons", "tests", "qemu-debug-loginfo-rv32imc-corev",
                  "cv32e40p-release-logoff-rv32imc-corev"):
@@ -703,7 +704,7 @@ def test_debugging_a_release_image_says_how_to_get_a_debuggable_one(tmp_path):
 
 
 def _corev_gcc_prefix():
-    from etcorev import corev_gcc
+    from etcorev.toolchain import corev_gcc
     from conftest import toolchain_present
     if not toolchain_present(corev_gcc.PREFIX):
         pytest.skip("no CORE-V GCC (./setup.sh --corev-gcc builds it)")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from etcorev import buck
-from etcorev.et_tree import TreeReader
+from etcorev.executorch import buck
+from etcorev.executorch.et_tree import TreeReader
 
 RUNTIME_WRAPPER = 'load("@fbsource//xplat/executorch/build:runtime_wrapper.bzl", "runtime")\n'
 

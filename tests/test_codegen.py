@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from etcorev.kernel_sources import CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, TREE_LIBRARIES
+from etcorev.executorch.kernel_sources import CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, TREE_LIBRARIES
 from sconsrun import REPO
 
 _spec = importlib.util.spec_from_file_location(

@@ -1,4 +1,4 @@
-"""CORE-V GCC built from Debian's sources (site_scons/etcorev/corev_gcc.py): the source
+"""CORE-V GCC built from Debian's sources (site_scons/etcorev/toolchain/corev_gcc.py): the source
 patches it needs, that only a complete install counts, how the build finds it, and, when
 it is there, that it is the toolchain the application note's users have (prefix, newlib,
 multilibs rv32imc/ilp32 and rv32imfc/ilp32f, libstdc++ with C++11 <cmath>)."""
@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from etcorev import corev_gcc
+from etcorev.toolchain import corev_gcc
 from sconsrun import REPO
 
 CMATH = textwrap.dedent("""\
@@ -68,7 +68,7 @@ def test_only_a_complete_install_counts(tmp_path, monkeypatch):
 def test_missing_sources_say_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setenv("COREV_ET_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("COREV_ET_NEWLIB_SOURCE", str(tmp_path / "newlib-3.3.0.tar.xz"))
-    result = subprocess.run([sys.executable, str(REPO / "site_scons/etcorev/corev_gcc.py")],
+    result = subprocess.run([sys.executable, str(REPO / "site_scons/etcorev/toolchain/corev_gcc.py")],
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert "newlib-source" in result.stderr and "apt-get install" in result.stderr

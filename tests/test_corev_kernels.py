@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from etcorev import model_io
+from etcorev.pte import model_io
 from sconsrun import REPO, scons
 from conftest import same_program  # noqa: E402
 

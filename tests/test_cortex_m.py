@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from etcorev import cmsis_nn as cmsis, model_io
+from etcorev.executorch import cmsis_nn as cmsis
+from etcorev.pte import model_io
 from sconsrun import REPO, scons
 
 OPS = REPO / "tests" / "models" / "cortex_m"
@@ -184,7 +185,8 @@ def test_both_routes_of_a_network_count_the_same_macs():
     """The MACs of the Cortex-M program (OHWI/IHWO weights) and of the decomposed one
     (OIHW convolutions, addmm) are computed from different operators and layouts: they
     must agree, network by network, and be the network's real work (not zero)."""
-    from etcorev import macs, pte
+    from etcorev import pte
+    from etcorev.pte import macs
     for path in sorted(TINY.glob("*.pte")):
         int8 = macs.program_macs(pte.read_pte(path))
         decomposed = macs.program_macs(pte.read_pte(TINY / "decomposed" / path.name))

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from etcorev import kernel_plan
+from etcorev.executorch import kernel_plan
 from etcorev.errors import BuildSetupError
 from etcorev.pte import read_pte
 from sconsrun import REPO, scons

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from etcorev import profile, settings
+from etcorev.build import settings
+from etcorev.run import profile
 from sconsrun import MODELS, REPO, scons
 
 

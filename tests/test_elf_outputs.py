@@ -1,4 +1,4 @@
-"""ELF-derived outputs (site_scons/etcorev/elfout.py, site_tools/elf_outputs.py)
+"""ELF-derived outputs (site_scons/etcorev/image/elfout.py, site_tools/elf_outputs.py)
 checked against GNU binutils on small ELFs built here with the cross compiler."""
 
 import os
@@ -17,7 +17,7 @@ intelhex = pytest.importorskip("intelhex")
 pytest.importorskip("elftools")
 
 from elftools.elf.elffile import ELFFile  # noqa: E402
-from etcorev import elfout, memory_usage  # noqa: E402  (tests/conftest.py puts site_scons on sys.path)
+from etcorev.image import elfout, memory_usage  # noqa: E402  (tests/conftest.py puts site_scons on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
 SITE_SCONS = REPO / "site_scons"

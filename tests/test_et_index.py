@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from etcorev import et_index, et_tree, kernel_plan, usercache
+from etcorev.build import usercache
+from etcorev.executorch import et_index, et_tree, kernel_plan
 from etcorev.errors import BuildSetupError
-from etcorev.et_tree import ETSourceError
-from etcorev.kernel_sources import TREE_LIBRARIES
+from etcorev.executorch.et_tree import ETSourceError
+from etcorev.executorch.kernel_sources import TREE_LIBRARIES
 
 MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
 

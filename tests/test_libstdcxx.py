@@ -1,4 +1,4 @@
-"""libstdc++ for the bare-metal RISC-V toolchain (site_scons/etcorev/libstdcxx.py).
+"""libstdc++ for the bare-metal RISC-V toolchain (site_scons/etcorev/toolchain/libstdcxx.py).
 
 The library is built once into the per-user cache and reused, so only the
 first run on a machine pays for the build (about a minute on 2 cores).
@@ -10,8 +10,9 @@ import subprocess
 
 import pytest
 
-from etcorev import buildsteps, libstdcxx, usercache
-from etcorev.libstdcxx import LibstdcxxError
+from etcorev.build import usercache
+from etcorev.toolchain import buildsteps, libstdcxx
+from etcorev.toolchain.libstdcxx import LibstdcxxError
 
 PREFIX = "riscv64-unknown-elf-"
 GXX = PREFIX + "g++"

@@ -18,7 +18,7 @@ import shutil
 
 import pytest
 
-from etcorev import model_io
+from etcorev.pte import model_io
 from sconsrun import MODELS, scons
 
 MANIFESTS = [MODELS / "manifest.json", MODELS / "quantized" / "manifest.json"]

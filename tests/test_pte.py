@@ -1,4 +1,4 @@
-"""Tests for site_scons/etcorev/pte.py, the .pte reader/validator."""
+"""Tests for site_scons/etcorev/pte/__init__.py, the .pte reader/validator."""
 
 import json
 import random
@@ -15,7 +15,7 @@ from etcorev.pte import PteError, read_pte, validate_pte
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MODELS_DIR = REPO_ROOT.parent / "shared" / "models"
 MANIFESTS = [MODELS_DIR / "manifest.json", MODELS_DIR / "quantized" / "manifest.json"]
-PTE_SCRIPT = REPO_ROOT / "site_scons" / "etcorev" / "pte.py"
+PTE_SCRIPT = REPO_ROOT / "site_scons" / "etcorev" / "pte" / "__init__.py"
 
 MISSING_MODELS = f"test models not found (expected {MODELS_DIR} with manifest.json)"
 

@@ -64,7 +64,8 @@ def test_external_model_runs_from_its_region(et_root, build_dir, toolchain):
 
 def _run_qemu_with_model_region(elf, image, workdir):
     """The firmware on QEMU with image in its model region, as `scons run` starts it."""
-    from etcorev import boards, simulator
+    from etcorev import boards
+    from etcorev.run import simulator
     model_bin = workdir / "region.bin"
     model_bin.write_bytes(image)
     argv = boards.load("qemu").run_command(str(elf), None, {}, str(workdir),
@@ -79,7 +80,8 @@ def test_a_model_region_that_does_not_hold_the_firmwares_model_is_refused(et_roo
     runner checks the header's CRC-32 and that the firmware has every operator the model
     names, before Program::load, and reports a mismatch by number, which `scons run`
     names."""
-    from etcorev import failures, pte
+    from etcorev import pte
+    from etcorev.run import failures
     mul_add = REPO / "examples" / "models" / "mul_add.pte"
     for model in (ADD, mul_add):
         result = scons("board=qemu", "model=%s" % model, "model_placement=external",

@@ -20,10 +20,10 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from etcorev import load_module
+from etcorev import load_module, locations
 from etcorev.errors import BuildSetupError
 
-BOARDS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "pal", "boards")
+BOARDS_DIR = locations.source_dir("pal", "boards")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ gets the build's own message instead of a linker error.
 
 import os
 
-COMMON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "pal", "boards", "common")
+from etcorev import locations
+
+COMMON_DIR = locations.source_dir("pal", "boards", "common")
 LINKER_SLACK = 0x40000000   # room the linker may use beyond the region; checked afterwards
 
 

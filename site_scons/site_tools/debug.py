@@ -29,7 +29,9 @@ import threading
 import SCons.Errors
 from SCons.Action import Action
 
-from etcorev import boards, builddir, simulator
+from etcorev import boards
+from etcorev.build import builddir
+from etcorev.run import simulator
 from etcorev.errors import BuildSetupError
 
 GDB = "gdb-multiarch"

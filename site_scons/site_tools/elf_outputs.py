@@ -3,9 +3,9 @@
     env.VerilogHex('build/x/fw.elf')   -> build/x/fw.hex       ($readmemh image)
     env.SizeReport('build/x/fw.elf')   -> build/x/fw.size.txt  (PlatformIO-style bars)
     env.IntelHex(...), env.RawBinary(...)  and every other format of
-                                          etcorev.output_formats.FORMATS
+                                          etcorev.image.output_formats.FORMATS
 
-All are written in-process by etcorev.elfout, no objcopy needed; the Verilog hex, Intel
+All are written in-process by etcorev.image.elfout, no objcopy needed; the Verilog hex, Intel
 HEX and raw binary are byte-identical to `objcopy -O verilog` / `-O ihex` / `-O binary`. The size report
 covers the regions in $MEMORY_REGIONS (a list of {"name", "origin", "length"}), which is
 part of its signature. `CheckImageFits` is a post-link action: an image that does not fit
@@ -20,8 +20,9 @@ import SCons.Builder
 import SCons.Errors
 from elftools.common.exceptions import ELFError
 
-from etcorev import elfout, memory_usage, quiet_messages
-from etcorev.output_formats import FORMATS
+from etcorev.build import quiet_messages
+from etcorev.image import elfout, memory_usage
+from etcorev.image.output_formats import FORMATS
 
 
 def _converter(writer):

@@ -9,7 +9,7 @@ What is shared between the models of a build lives once in the variant directory
 the executorch tool), sources (the runner, the PAL) among it, in <variant>/runner/; each
 model's own files are in <variant>/<model>/:
 
-    runner_config.h        pools sized from the .pte, inputs (etcorev.runner_config)
+    runner_config.h        pools sized from the .pte, inputs (etcorev.run.runner_config)
     runner/*.o             model_sources compiled with that header
     model.S / model.o      the embedded model (or executor_runner.model.hex for XIP)
     executor_runner.elf    with .hex, .map, .size.txt (the firmware tool)
@@ -24,7 +24,10 @@ import SCons.Errors
 from SCons.Action import Action
 from SCons.Script import GetOption
 
-from etcorev import boards, kernel_plan, model_io, models, require_tools, runner_config
+from etcorev import boards, require_tools
+from etcorev.executorch import kernel_plan
+from etcorev.pte import model_io
+from etcorev.run import models, runner_config
 from etcorev.errors import BuildSetupError
 
 

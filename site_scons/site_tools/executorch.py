@@ -1,6 +1,6 @@
 """The ExecuTorch runtime from a source tree, built by SCons alone.
 
-Source lists come from the tree (etcorev.et_index reads its .bzl files as ExecuTorch's
+Source lists come from the tree (etcorev.executorch.et_index reads its .bzl files as ExecuTorch's
 CMake does), the schema headers from flatc, the kernel registrations from ExecuTorch's own
 codegen (the executorch_codegen tool). What one variant builds:
 
@@ -28,9 +28,11 @@ import sys
 
 from SCons.Action import Action
 
-from etcorev import builddir, et_index, require_tools
+from etcorev import require_tools
+from etcorev.build import builddir
+from etcorev.executorch import et_index
 from etcorev.errors import BuildSetupError
-from etcorev.et_tree import ETSourceError, check_tree
+from etcorev.executorch.et_tree import ETSourceError, check_tree
 
 SUPPORTED_VERSIONS = ("1.4.1", "1.0.0")
 MIN_VERSION = (1, 0, 0)        # older trees are refused; newer untested ones get a warning

@@ -1,6 +1,6 @@
 """Firmware: compile sources into a build directory, link them with the board's startup
 code and linker script, and derive the hex, the size report and the images of
-`outputs=` (etcorev.output_formats).
+`outputs=` (etcorev.image.output_formats).
 
     fw = env.Firmware("build/v/add/executor_runner", objects, whole_archive=[registrations])
     fw["elf"], fw["hex"], fw["map"], fw["size"], fw["all"]
@@ -11,7 +11,7 @@ An image that does not fit the board fails the link, and its ELF and map are rem
 import os
 
 from etcorev import require_tools
-from etcorev.output_formats import FORMATS
+from etcorev.image.output_formats import FORMATS
 
 
 def ObjectsIn(env, build_dir, sources, source_root=None):

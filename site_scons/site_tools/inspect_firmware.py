@@ -3,7 +3,7 @@
     env.Tool("inspect_firmware")
     env.InspectFirmwares(firmwares)      # the dicts env.Firmware returns
 
-From the ELF and the map beside it (site_scons/etcorev/footprint.py; the tables and the
+From the ELF and the map beside it (site_scons/etcorev/image/footprint.py; the tables and the
 picture by footprint_report.py), the InspectReport builder writes two files beside the
 firmware:
 
@@ -26,7 +26,8 @@ import SCons.Action
 import SCons.Builder
 import SCons.Errors
 
-from etcorev import footprint, footprint_report, ldmap, lto_objects, quiet_messages
+from etcorev.build import quiet_messages
+from etcorev.image import footprint, footprint_report, ldmap, lto_objects
 
 # The inspector: a new one makes new tables.
 INSPECTOR_MODULES = (footprint, footprint_report, ldmap, lto_objects)

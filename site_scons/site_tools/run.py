@@ -1,6 +1,6 @@
 """`scons run`: run each firmware on the board's simulator, print its output and cycles,
 check its outputs, and end with the program's exit status. With profile=1, a table of
-the cycles per operator follows each run (etcorev.profile).
+the cycles per operator follows each run (etcorev.run.profile).
 
 QEMU (board=qemu) and the CV32E40P Verilator testbench (board=cv32e40p, with
 verilator_model= set) say how a program ended differently; the board module parses it.
@@ -20,7 +20,10 @@ import tempfile
 import SCons.Errors
 from SCons.Action import Action
 
-from etcorev import boards, failures, memory_usage, model_io, profile, simulator
+from etcorev import boards
+from etcorev.image import memory_usage
+from etcorev.pte import model_io
+from etcorev.run import failures, profile, simulator
 
 PHASES = ("startup", "program load", "method load", "execute", "output")
 TIMEOUT_STATUS = 124          # what coreutils' timeout returns

@@ -228,7 +228,7 @@ void print_cycles(const char* what, uint64_t cycles) {
 
 // "Error: load_method failed: 0x21: <what to do about it>". Numbers only, to keep the
 // image small: `scons run` names the code from the tree's runtime/core/error.h
-// (site_scons/etcorev/failures.py), e.g. MemoryAllocationFailed.
+// (site_scons/etcorev/run/failures.py), e.g. MemoryAllocationFailed.
 int fail(const char* what, Error error, const char* hint = nullptr) {
   board_puts("Error: ");
   board_puts(what);

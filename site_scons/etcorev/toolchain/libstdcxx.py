@@ -21,7 +21,7 @@ Layout of an install prefix P::
     P/lib/<ml>/                                   libstdc++.a, libsupc++.a, ...
     P/.complete-<ml with / as _>                  marker, written last
 
-Command line: ``python site_scons/etcorev/libstdcxx.py [--prefix riscv64-unknown-elf-]``
+Command line: ``python site_scons/etcorev/toolchain/libstdcxx.py [--prefix riscv64-unknown-elf-]``
 builds what is missing and prints P.
 
 Stdlib only, so it runs both inside SCons and as a plain script.
@@ -43,10 +43,11 @@ import time
 from pathlib import Path
 
 if __package__ in (None, ""):      # run as a script: make `etcorev` importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     sys.dont_write_bytecode = True  # and leave no byte code in the checkout
 
-from etcorev import buildsteps, usercache  # noqa: E402
+from etcorev.build import usercache  # noqa: E402
+from etcorev.toolchain import buildsteps
 
 __all__ = [
     "LibstdcxxError",

@@ -5,7 +5,7 @@ implements each operator, and which helper sources that file needs.
 - An operator's source is `op_<base>.cpp` when that file defines the YAML's
   `kernel_name` function, otherwise whichever `.cpp` of the library defines it.
 - The helpers (`util/*.cpp`, `pattern/*.cpp`, ...) are the sources of the transitive
-  Buck dependencies of the target that builds the operator's file (etcorev.buck); an op
+  Buck dependencies of the target that builds the operator's file (etcorev.executorch.buck); an op
   file that no target builds depends on the targets exporting the headers it includes.
 
 TREE_LIBRARIES is the one place that names the tree's libraries: adding one of
@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from etcorev.et_tree import ETSourceError, TreeReader
+from etcorev.executorch.et_tree import ETSourceError, TreeReader
 
 FUNCTIONS_YAML_FLAG = "--functions-yaml-path"
 CUSTOM_OPS_YAML_FLAG = "--custom-ops-yaml-path"

@@ -4,7 +4,7 @@ import math
 import re
 import textwrap
 
-from etcorev.usercache import OFF_VALUES
+from etcorev.build.usercache import OFF_VALUES
 
 # Placeholders in `scons -h` for options without a fixed list of values.
 METAVARS = {"model": "PATH", "inputs": "PATH", "app": "DIR", "executorch": "DIR", "cmsis_nn": "DIR",

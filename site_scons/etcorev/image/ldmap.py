@@ -1,4 +1,4 @@
-"""The GNU ld map file (``-Map``) of a link: what :mod:`etcorev.footprint` reads of it.
+"""The GNU ld map file (``-Map``) of a link: what :mod:`etcorev.image.footprint` reads of it.
 
 :func:`parse_map` gives the link order of the input files (archive members as
 ``lib.a(member.o)``, in the order the link pulled them) and, per output section, its

@@ -1,12 +1,12 @@
 """A firmware's footprint for people: tables, growth between two builds, a treemap.
 
-Takes the :class:`etcorev.footprint.Footprint` of a firmware (``footprint.inspect``)
+Takes the :class:`etcorev.image.footprint.Footprint` of a firmware (``footprint.inspect``)
 and writes it out: :func:`format_report`, the tables by library and the largest
 objects and symbols (names demangled with :func:`demangler`); :func:`growth` and
 :func:`format_growth`, per library what one build has more than another; and
 :func:`render_treemap` / :func:`write_treemap`, a self-contained HTML page with a
 squarified treemap (SVG) by library and object.  :func:`main` is the command line
-(``python -m etcorev.footprint ELF [--against OTHER] [--html OUT]``).
+(``python -m etcorev.image.footprint ELF [--against OTHER] [--html OUT]``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import sys
 from collections import defaultdict
 from typing import Dict, Iterable, List, Sequence, Tuple
 
-from etcorev.footprint import (
+from etcorev.image.footprint import (
     KINDS, LINKER, LTO_UNATTRIBUTED, OTHER, PADDING, Footprint, FootprintError, inspect)
-from etcorev.ldmap import split_member
+from etcorev.image.ldmap import split_member
 
 __all__ = [
     "demangler",
@@ -347,8 +347,8 @@ def write_treemap(fp: Footprint, path) -> None:
 
 
 # --------------------------------------------------------------------------
-# Command line: PYTHONPATH=site_scons python -m etcorev.footprint ELF [--against OTHER]
-# (or -m etcorev.footprint_report)
+# Command line: PYTHONPATH=site_scons python -m etcorev.image.footprint ELF [--against OTHER]
+# (or -m etcorev.image.footprint_report)
 # --------------------------------------------------------------------------
 
 

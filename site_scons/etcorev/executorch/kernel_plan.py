@@ -8,7 +8,7 @@ Libraries are searched in order, and an operator comes from the first that cover
    operators and dtypes its coverage.yaml lists; each of its kernels falls back to the
    tree's kernel for what its fast paths do not handle, so the tree's source of every
    operator it takes is compiled beside it (with the same dtype selection), unregistered;
-3. ExecuTorch's libraries (etcorev.kernel_sources.TREE_LIBRARIES: portable, quantized).
+3. ExecuTorch's libraries (etcorev.executorch.kernel_sources.TREE_LIBRARIES: portable, quantized).
 
 Each library that provides an operator gets its own codegen run and registration, as
 ExecuTorch's CMake builds portable_ops_lib and quantized_ops_lib. A new kind of library
@@ -20,14 +20,15 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple, Union
 
-from etcorev import cmsis_nn, et_index
+from etcorev import locations
+from etcorev.executorch import cmsis_nn, et_index
 from etcorev.errors import BuildSetupError
-from etcorev.et_tree import ETSourceError
-from etcorev.kernel_sources import (CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, TREE_LIBRARIES,
+from etcorev.executorch.et_tree import ETSourceError
+from etcorev.executorch.kernel_sources import (CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, TREE_LIBRARIES,
                                     defines_function, entry_op_name, helper_sources,
                                     normalize_op, read_yaml, unknown_ops_message)
 
-COREV_KERNELS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "kernels", "corev")
+COREV_KERNELS_DIR = locations.source_dir("kernels", "corev")
 
 Selection = Union[Dict[str, List[str]], str]      # op -> kernel keys, or "all"
 
@@ -151,7 +152,7 @@ class TreeKernels:
 class CortexMKernels(TreeKernels):
     """ExecuTorch's Cortex-M operators (backends/cortex_m/ops): a tree library whose
     kernels call CMSIS-NN, a tree of its own (cmsis_nn=); the CMSIS-NN files the
-    selected kernels reach come along (etcorev.cmsis_nn)."""
+    selected kernels reach come along (etcorev.executorch.cmsis_nn)."""
 
     def __init__(self, index, library, cmsis_root, replacements=()):
         super().__init__(index, library)

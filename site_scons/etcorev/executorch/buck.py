@@ -19,7 +19,7 @@ import os
 import re
 from typing import Dict, List, Optional
 
-from etcorev.et_tree import BUILD_VARIABLES, ETSourceError, TreeReader
+from etcorev.executorch.et_tree import BUILD_VARIABLES, ETSourceError, TreeReader
 
 SHIM_ROOT = "shim_et/xplat/executorch"
 
@@ -51,7 +51,7 @@ def _unsupported(root, where: str, what: str) -> BuckError:
     return BuckError(
         "%s/%s: %s. This build evaluates ExecuTorch's Buck files strictly to find which "
         "sources each kernel needs; this construct is new to it, so this ExecuTorch "
-        "version is not supported by these build rules (site_scons/etcorev/buck.py)."
+        "version is not supported by these build rules (site_scons/etcorev/executorch/buck.py)."
         % (root, where, what))
 
 

@@ -1,14 +1,14 @@
 """Images written beside every firmware ELF on request (`outputs=ihex,bin`). The Verilog
 hex (the testbench's) and the size report are always made.
 
-Adding a format is one entry here: a writer `(elf_path, out_path)` (etcorev.elfout), the
+Adding a format is one entry here: a writer `(elf_path, out_path)` (etcorev.image.elfout), the
 file suffix and the option name; the elf_outputs tool makes its builder, the firmware tool
 its target, SConstruct its value of `outputs=`.
 """
 
 from typing import Callable, NamedTuple
 
-from etcorev import elfout
+from etcorev.image import elfout
 
 
 class OutputFormat(NamedTuple):

@@ -10,9 +10,9 @@ group, one object file and, where there is one, one symbol::
     print(footprint_report.format_growth(fp, footprint.inspect(other_elf)))  # fp minus other
 
 This module classifies and attributes (:func:`inspect`, :class:`Footprint`); the map
-is read by :mod:`etcorev.ldmap`, the LTO objects by :mod:`etcorev.lto_objects`, and
-the tables, the growth and the treemap are made by :mod:`etcorev.footprint_report`
-(also the command line: ``python -m etcorev.footprint ELF``).
+is read by :mod:`etcorev.image.ldmap`, the LTO objects by :mod:`etcorev.image.lto_objects`, and
+the tables, the growth and the treemap are made by :mod:`etcorev.image.footprint_report`
+(also the command line: ``python -m etcorev.image.footprint ELF``).
 
 What is counted, and how it reconciles with ``size``
 ----------------------------------------------------
@@ -103,9 +103,9 @@ from typing import Dict, List, NamedTuple, Sequence, Tuple
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
-from etcorev import elfout
-from etcorev.ldmap import MapFileError, parse_map, split_member
-from etcorev.lto_objects import LtoIndex, base_name
+from etcorev.image import elfout
+from etcorev.image.ldmap import MapFileError, parse_map, split_member
+from etcorev.image.lto_objects import LtoIndex, base_name
 
 __all__ = [
     "Footprint",
@@ -555,6 +555,6 @@ def _check_totals(fp: Footprint) -> None:
                                     fp.size[column]))
 
 
-if __name__ == "__main__":   # python -m etcorev.footprint ELF: the command line is the report's
-    from etcorev.footprint_report import main
+if __name__ == "__main__":   # python -m etcorev.image.footprint ELF: the command line is the report's
+    from etcorev.image.footprint_report import main
     raise SystemExit(main())

@@ -22,10 +22,10 @@ runtime relies on (indices, segments inside the file, tensors inside their
 buffers).  Every problem with the input is reported as ``PteError``.
 
 This module holds the header, the program schema (as tables for
-:mod:`etcorev.flatbuf`, the bounds-checked FlatBuffer reader), the program model
+:mod:`etcorev.pte.flatbuf`, the bounds-checked FlatBuffer reader), the program model
 (:class:`Program`, :class:`Method`, :class:`ValueSpec`, :class:`DataSegment`) and
 the parsing; the semantic checks of ``validate_pte()`` are in
-:mod:`etcorev.pte_check`.
+:mod:`etcorev.pte.check`.
 
 Command line: ``python pte.py FILE`` prints operators, kernel keys and buffer
 sizes as JSON.
@@ -41,10 +41,10 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 if __package__ in (None, ""):      # run as a script: make `etcorev` importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     sys.dont_write_bytecode = True  # and leave no byte code in the checkout
 
-from etcorev import flatbuf  # noqa: E402
+from etcorev.pte import flatbuf  # noqa: E402
 
 __all__ = [
     "PteError",
@@ -591,7 +591,7 @@ def _parse(path_or_bytes: Any, validate: bool) -> Program:
         segments=segments,
     )
     if validate:
-        from etcorev.pte_check import check_program  # it imports this module
+        from etcorev.pte.check import check_program  # it imports this module
         check_program(program, prog, r)
     return program
 

@@ -9,9 +9,9 @@ the CV32E40P configuration we target never uses; the same toolchain built from
 everything our build depends on: the prefix, newlib and its syscalls, crt files and
 specs, libstdc++ on newlib, multilib selection.
 
-    python site_scons/etcorev/corev_gcc.py        # build what is missing, print the prefix
+    python site_scons/etcorev/toolchain/corev_gcc.py        # build what is missing, print the prefix
 
-Layout in the per-user cache (etcorev.usercache):
+Layout in the per-user cache (etcorev.build.usercache):
 
     corev-gcc/<key>/             the install (bin/riscv32-corev-elf-gcc, ...)
     corev-gcc/<key>/.complete    written last: only then is the toolchain used
@@ -36,10 +36,11 @@ import time
 from pathlib import Path
 
 if __package__ in (None, ""):      # run as a script: make `etcorev` importable
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     sys.dont_write_bytecode = True  # and leave no byte code in the checkout
 
-from etcorev import buildsteps, usercache   # noqa: E402
+from etcorev.build import usercache   # noqa: E402
+from etcorev.toolchain import buildsteps
 
 TARGET = "riscv32-corev-elf"
 PREFIX = TARGET + "-"

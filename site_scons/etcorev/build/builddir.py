@@ -9,7 +9,7 @@ import time
 import SCons.SConsign
 
 from etcorev.errors import BuildSetupError
-from etcorev.signature_db import SignaturesNotWritten
+from etcorev.build.signature_db import SignaturesNotWritten
 
 CHECKPOINT_SECONDS = 2.0
 VARIANT_PREFIX = "build/variant"

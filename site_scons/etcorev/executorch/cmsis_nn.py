@@ -20,8 +20,8 @@ import re
 import tempfile
 from typing import Dict, Iterable, List, Optional
 
-from etcorev import usercache
-from etcorev.kernel_sources import defines_function
+from etcorev.build import usercache
+from etcorev.executorch.kernel_sources import defines_function
 
 PIN_FILE = "backends/cortex_m/CMakeLists.txt"
 HEADER = os.path.join("Include", "arm_nnfunctions.h")

@@ -11,7 +11,8 @@ import re
 import subprocess
 from typing import Optional
 
-from etcorev import usercache
+from etcorev import locations
+from etcorev.build import usercache
 
 _MEMO = {}
 
@@ -24,8 +25,7 @@ float probe(float x) {
          + std::expm1(x) + std::erf(x) + std::round(x) + std::nearbyint(x);
 }
 """
-CMATH_COMPAT_HEADER = os.path.join(os.path.dirname(__file__), "..", "..", "pal",
-                                   "toolchain_compat", "cmath_cxx11.h")
+CMATH_COMPAT_HEADER = locations.source_dir("pal", "toolchain_compat", "cmath_cxx11.h")
 
 
 def _run(argv, stdin=None):

@@ -25,7 +25,7 @@ Which bytes objcopy takes, as BFD decides it for an ELF input:
 * for Intel HEX: the same order, each section in records of its own (see
   :func:`write_intel_hex`).
 
-Memory accounting over the same sections is etcorev.memory_usage.
+Memory accounting over the same sections is etcorev.image.memory_usage.
 """
 
 from __future__ import annotations

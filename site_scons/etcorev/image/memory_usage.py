@@ -1,6 +1,6 @@
 """How much of each memory region a linked firmware ELF takes, the PlatformIO-style size
 report, and the check that it fits: memory_usage(), format_size_report(), check_fits().
-They work on the allocated sections (etcorev.elfout.load_sections) and a list of memory
+They work on the allocated sections (etcorev.image.elfout.load_sections) and a list of memory
 regions {"name": ..., "origin": int, "length": int}."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, List, Optional, Sequence
 
-from etcorev.elfout import load_sections
+from etcorev.image.elfout import load_sections
 
 __all__ = ["SizeError", "check_fits", "format_size_report", "memory_usage"]
 

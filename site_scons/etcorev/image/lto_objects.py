@@ -3,7 +3,7 @@
 With ``-flto`` the map names no object of ours for the code, only LTRANS objects;
 :class:`LtoIndex` answers which LTO object (an ``.o`` or a member of an ``ar``
 archive, in link order) defined a symbol of the linked ELF, so that
-:mod:`etcorev.footprint` can charge it there.  It reads each object's public
+:mod:`etcorev.image.footprint` can charge it there.  It reads each object's public
 definitions (``.gnu.lto_.symtab.*``), its function bodies and variable initialisers
 (``.gnu.lto_<name>.<order>.<id>`` sections) and, for statics without an initialiser,
 its declarations (``.gnu.lto_.decls``).  :func:`base_name` strips the clone suffixes
@@ -24,7 +24,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
-from etcorev.ldmap import split_member
+from etcorev.image.ldmap import split_member
 
 __all__ = ["LtoIndex", "base_name"]
 

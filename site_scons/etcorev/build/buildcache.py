@@ -8,7 +8,7 @@ import SCons.CacheDir
 import SCons.Script
 import SCons.Util
 
-from etcorev import builddir
+from etcorev.build import builddir
 from etcorev.errors import BuildSetupError
 
 # Stands for the build directory in the linker maps kept in the cache.
