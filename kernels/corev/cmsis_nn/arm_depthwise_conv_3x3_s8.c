@@ -1,0 +1,339 @@
+/*
+ * Replaces CMSIS-NN's Source/ConvolutionFunctions/arm_depthwise_conv_3x3_s8.c (its C
+ * path) for RV32IMC (CV32E40P). Defines arm_depthwise_conv_3x3_s8: 3x3 depthwise
+ * convolution, depth multiplier 1, horizontal padding at most 1, any stride, one batch
+ * (as the original, which the wrapper calls for batch 1 only).
+ *
+ * Why faster: the C path walks every output pixel and, per 4 channels, loads words of
+ * input and weights and takes each byte apart ((int8_t)(w >> 8) and the like), adding
+ * the input offset to every input value; taps outside the input are branches.
+ * Here the loop runs over groups of 4 channels outside the pixels:
+ * - the group's 36 weights are copied once into a compact array, its requantization
+ *   parameters prepared once, and the accumulators start from bias + offset x filter
+ *   sum;
+ * - 3 input rows of the group (4 channels a pixel, one word) sit in a ring on the stack,
+ *   padded with -input_offset, so every window is inside it at constant offsets from 3
+ *   row pointers: no border case, and each input row is copied once for the 3 output
+ *   rows that read it;
+ * - per channel, 4 output pixels of a row at once: the input values along a kernel row
+ *   are loaded once for the 4 windows that share them (6 loads for 12 MACs with stride 1),
+ *   the weights once for the 4.
+ * Wider rows than the ring holds go through it in column chunks.
+ *
+ * Bit-exact with the C path: taps outside the input contribute nothing there (it skips
+ * them) and here (-input_offset + input_offset); same int32 sums, arm_nn_requantize's
+ * rounding.
+ */
+#include "corev_nn.h"
+
+/* One output pixel of channels c0 .. c0 + n - 1 (n <= 4), one at a time, over the taps
+   inside the input: a last group of fewer than 4 channels, negative multipliers, an
+   input offset outside int8's zero points. */
+static void cv_dw3x3_single(const int8_t *input,
+                            const int8_t *kernel,
+                            const int32_t *bias,
+                            int32_t c0,
+                            int32_t n,
+                            int32_t C,
+                            int32_t W,
+                            int32_t H,
+                            int32_t in_w,
+                            int32_t in_h,
+                            int32_t off,
+                            int32_t *acc)
+{
+    const int32_t ky0 = in_h < 0 ? -in_h : 0;
+    const int32_t ky1 = H - in_h < 3 ? H - in_h : 3;
+    const int32_t kx0 = in_w < 0 ? -in_w : 0;
+    const int32_t kx1 = W - in_w < 3 ? W - in_w : 3;
+    for (int32_t j = 0; j < n; j++)
+    {
+        const int32_t c = c0 + j;
+        int32_t a = bias ? bias[c] : 0;
+        for (int32_t ky = ky0; ky < ky1; ky++)
+        {
+            const int8_t *x = input + ((in_h + ky) * W + in_w) * C + c;
+            const int8_t *w = kernel + ky * 3 * C + c;
+            for (int32_t kx = kx0; kx < kx1; kx++)
+            {
+                a += (x[kx * C] + off) * w[kx * C];
+            }
+        }
+        acc[j] = a;
+    }
+}
+
+typedef struct
+{
+    int32_t W, H, C, OW, OH, sx, sy, px, py, off, out_off, act_min, act_max;
+} cv_dw3_geom;
+
+/* Pixels per ring row (words of 4 channels). */
+#define CV_DW3_RING 64
+
+/* Input row iy, pixels ix0 .. ix0 + n - 1, channels c .. c + 3, as words; pixels and rows
+   outside the input: -input_offset. */
+static void cv_dw3_fill_row(const cv_dw3_geom *g, const int8_t *input, int32_t c, int32_t iy, int32_t ix0, int32_t n,
+                            uint32_t *row)
+{
+    const uint32_t pad = 0x01010101u * (uint8_t)(int8_t)-g->off;
+    const int32_t W = g->W, C = g->C;
+    int32_t i = 0;
+    if (iy >= 0 && iy < g->H)
+    {
+        for (; i < n && ix0 + i < 0; i++)
+        {
+            row[i] = pad;
+        }
+        const int32_t end = W - ix0 < n ? W - ix0 : n;
+        const int8_t *src = input + (iy * W + ix0 + i) * C + c;
+        if ((((uintptr_t)src) & 3) == 0 && (C & 3) == 0)
+        {
+            for (; i < end; i++, src += C)
+            {
+                row[i] = *(const cv_word *)src;
+            }
+        }
+        else
+        {
+            for (; i < end; i++, src += C)
+            {
+                memcpy(&row[i], src, 4);
+            }
+        }
+    }
+    for (; i < n; i++)
+    {
+        row[i] = pad;
+    }
+}
+
+/* Output pixels ox .. of one row, 4 at a time, from the ring rows q0..q2 (at pixel ox's
+   window), for the channels of the group: per channel and kernel row the input values of
+   the 4 windows (6 with stride 1, 9 with stride 2) and 3 weights are loaded once for 12
+   MACs, the channel's requantization parameters once for 4 outputs. s: the stride (a
+   constant where inlined). Returns the first pixel not done. */
+CV_INLINE int32_t cv_dw3_strip4(const int8_t *q0,
+                                const int8_t *q1,
+                                const int8_t *q2,
+                                const int8_t *wq,
+                                const int32_t *init,
+                                const cv_rq *rq,
+                                int8_t *out,
+                                int32_t ox,
+                                int32_t ox_end,
+                                int32_t C,
+                                int32_t out_off,
+                                int32_t act_min,
+                                int32_t act_max,
+                                const int32_t s)
+{
+    for (; ox + 4 <= ox_end; ox += 4)
+    {
+        for (int32_t j = 0; j < 4; j++)
+        {
+            int32_t a = init[j], b = a, c = a, d = a;
+#define CV_DW3_PROW(q, w)                                                                                              \
+    do                                                                                                                 \
+    {                                                                                                                  \
+        const int32_t w0 = (w)[j], w1 = (w)[4 + j], w2 = (w)[8 + j];                                                   \
+        const int32_t x0 = (q)[j], x1 = (q)[4 + j], x2 = (q)[8 + j], x3 = (q)[12 + j];                                 \
+        const int32_t x4 = (q)[16 + j], x5 = (q)[20 + j];                                                              \
+        a += x0 * w0 + x1 * w1 + x2 * w2;                                                                              \
+        if (s == 1)                                                                                                    \
+        {                                                                                                              \
+            b += x1 * w0 + x2 * w1 + x3 * w2;                                                                          \
+            c += x2 * w0 + x3 * w1 + x4 * w2;                                                                          \
+            d += x3 * w0 + x4 * w1 + x5 * w2;                                                                          \
+        }                                                                                                              \
+        else                                                                                                           \
+        {                                                                                                              \
+            const int32_t x6 = (q)[24 + j], x7 = (q)[28 + j], x8 = (q)[32 + j];                                        \
+            b += x2 * w0 + x3 * w1 + x4 * w2;                                                                          \
+            c += x4 * w0 + x5 * w1 + x6 * w2;                                                                          \
+            d += x6 * w0 + x7 * w1 + x8 * w2;                                                                          \
+        }                                                                                                              \
+    } while (0)
+            CV_DW3_PROW(q0, wq);
+            CV_DW3_PROW(q1, wq + 12);
+            CV_DW3_PROW(q2, wq + 24);
+#undef CV_DW3_PROW
+            const cv_rq q = rq[j];
+            out[j] = cv_rq_out(a, q, out_off, act_min, act_max);
+            out[C + j] = cv_rq_out(b, q, out_off, act_min, act_max);
+            out[2 * C + j] = cv_rq_out(c, q, out_off, act_min, act_max);
+            out[3 * C + j] = cv_rq_out(d, q, out_off, act_min, act_max);
+        }
+        q0 += 16 * s;
+        q1 += 16 * s;
+        q2 += 16 * s;
+        out += 4 * C;
+    }
+    return ox;
+}
+
+/* One group of 4 channels (multipliers >= 0) through the ring. */
+static CV_NO_SCHED void cv_dw3_ring(const cv_dw3_geom *g,
+                                    const int8_t *input,
+                                    const int8_t *wq,
+                                    const int32_t *init,
+                                    const cv_rq *rq,
+                                    int32_t c,
+                                    int8_t *output)
+{
+    uint32_t ring[3][CV_DW3_RING];
+    const int32_t C = g->C, sx = g->sx;
+    /* Output pixels per chunk: their windows span (chunk - 1) * sx + 3 input pixels. */
+    const int32_t chunk = (CV_DW3_RING - 3) / sx + 1;
+    for (int32_t ox0 = 0; ox0 < g->OW; ox0 += chunk)
+    {
+        const int32_t ox1 = g->OW - ox0 < chunk ? g->OW : ox0 + chunk;
+        const int32_t ix0 = ox0 * sx - g->px;
+        const int32_t n = (ox1 - 1 - ox0) * sx + 3;
+        int32_t have[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+        for (int32_t oy = 0; oy < g->OH; oy++)
+        {
+            const int32_t in_h = oy * g->sy - g->py;
+            const int8_t *r[3];
+            for (int32_t ky = 0; ky < 3; ky++)
+            {
+                const int32_t iy = in_h + ky;
+                const int32_t slot = ((iy % 3) + 3) % 3;
+                if (have[slot] != iy)
+                {
+                    cv_dw3_fill_row(g, input, c, iy, ix0, n, ring[slot]);
+                    have[slot] = iy;
+                }
+                r[ky] = (const int8_t *)ring[slot];
+            }
+            const int8_t *q0 = r[0], *q1 = r[1], *q2 = r[2];
+            int8_t *out = output + (oy * g->OW + ox0) * C + c;
+            int32_t ox = ox0;
+            if (sx == 1)
+            {
+                ox = cv_dw3_strip4(q0, q1, q2, wq, init, rq, out, ox, ox1, C, g->out_off, g->act_min, g->act_max, 1);
+            }
+            else if (sx == 2)
+            {
+                ox = cv_dw3_strip4(q0, q1, q2, wq, init, rq, out, ox, ox1, C, g->out_off, g->act_min, g->act_max, 2);
+            }
+            q0 += 4 * sx * (ox - ox0);
+            q1 += 4 * sx * (ox - ox0);
+            q2 += 4 * sx * (ox - ox0);
+            out += (ox - ox0) * C;
+            for (; ox < ox1; ox++, out += C)
+            {
+                int32_t a0 = init[0], a1 = init[1], a2 = init[2], a3 = init[3];
+#define CV_DW3_RROW(q, w)                                                                                              \
+    do                                                                                                                 \
+    {                                                                                                                  \
+        a0 += (q)[0] * (w)[0] + (q)[4] * (w)[4] + (q)[8] * (w)[8];                                                     \
+        a1 += (q)[1] * (w)[1] + (q)[5] * (w)[5] + (q)[9] * (w)[9];                                                     \
+        a2 += (q)[2] * (w)[2] + (q)[6] * (w)[6] + (q)[10] * (w)[10];                                                   \
+        a3 += (q)[3] * (w)[3] + (q)[7] * (w)[7] + (q)[11] * (w)[11];                                                   \
+    } while (0)
+                CV_DW3_RROW(q0, wq);
+                CV_DW3_RROW(q1, wq + 12);
+                CV_DW3_RROW(q2, wq + 24);
+#undef CV_DW3_RROW
+                q0 += 4 * sx;
+                q1 += 4 * sx;
+                q2 += 4 * sx;
+                out[0] = cv_rq_out(a0, rq[0], g->out_off, g->act_min, g->act_max);
+                out[1] = cv_rq_out(a1, rq[1], g->out_off, g->act_min, g->act_max);
+                out[2] = cv_rq_out(a2, rq[2], g->out_off, g->act_min, g->act_max);
+                out[3] = cv_rq_out(a3, rq[3], g->out_off, g->act_min, g->act_max);
+            }
+        }
+    }
+}
+
+arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
+                                              const cmsis_nn_dw_conv_params *dw_conv_params,
+                                              const cmsis_nn_per_channel_quant_params *quant_params,
+                                              const cmsis_nn_dims *input_dims,
+                                              const int8_t *input,
+                                              const cmsis_nn_dims *filter_dims,
+                                              const int8_t *kernel,
+                                              const cmsis_nn_dims *bias_dims,
+                                              const int32_t *bias,
+                                              const cmsis_nn_dims *output_dims,
+                                              int8_t *output)
+{
+    (void)ctx;
+    (void)bias_dims;
+    cv_dw3_geom g;
+    g.W = input_dims->w;
+    g.H = input_dims->h;
+    g.C = input_dims->c;
+    g.px = dw_conv_params->padding.w;
+    g.py = dw_conv_params->padding.h;
+    g.sx = dw_conv_params->stride.w;
+    g.sy = dw_conv_params->stride.h;
+    g.OW = output_dims->w;
+    g.OH = output_dims->h;
+    g.off = dw_conv_params->input_offset;
+    g.out_off = dw_conv_params->output_offset;
+    g.act_min = dw_conv_params->activation.min;
+    g.act_max = dw_conv_params->activation.max;
+    const int32_t *mult = quant_params->multiplier;
+    const int32_t *shift = quant_params->shift;
+    const int32_t C = g.C;
+
+    if (C != output_dims->c)
+    {
+        return ARM_CMSIS_NN_ARG_ERROR;
+    }
+    if (g.px > 1 || filter_dims->w != 3 || filter_dims->h != 3)
+    {
+        return ARM_CMSIS_NN_ARG_ERROR;
+    }
+    /* Padding written as -input_offset contributes nothing only if that is an int8
+       value: always, for the offsets of int8 zero points. */
+    const int32_t ring_ok = g.px >= 0 && g.sx >= 1 && g.off >= -127 && g.off <= 128;
+
+    for (int32_t c = 0; c < C; c += 4)
+    {
+        const int32_t n = C - c < 4 ? C - c : 4;
+        int32_t any_neg = 0;
+        for (int32_t j = 0; j < n; j++)
+        {
+            any_neg |= mult[c + j] < 0;
+        }
+        if (n == 4 && !any_neg && ring_ok)
+        {
+            int8_t wq[36] __attribute__((aligned(4)));
+            int32_t init[4];
+            cv_rq rq[4];
+            for (int32_t j = 0; j < 4; j++)
+            {
+                int32_t s = 0;
+                for (int32_t t = 0; t < 9; t++)
+                {
+                    const int8_t v = kernel[t * C + c + j];
+                    wq[4 * t + j] = v;
+                    s += v;
+                }
+                init[j] = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)s * (uint32_t)g.off);
+                rq[j] = cv_rq_make(mult[c + j], shift[c + j]);
+            }
+            cv_dw3_ring(&g, input, wq, init, rq, c, output);
+            continue;
+        }
+        int8_t *out = output + c;
+        for (int32_t oy = 0; oy < g.OH; oy++)
+        {
+            const int32_t in_h = oy * g.sy - g.py;
+            for (int32_t ox = 0; ox < g.OW; ox++, out += C)
+            {
+                int32_t acc[4];
+                cv_dw3x3_single(input, kernel, bias, c, n, C, g.W, g.H, ox * g.sx - g.px, in_h, g.off, acc);
+                for (int32_t j = 0; j < n; j++)
+                {
+                    out[j] = cv_rq_out_any(acc[j], mult[c + j], shift[c + j], g.out_off, g.act_min, g.act_max);
+                }
+            }
+        }
+    }
+    return ARM_CMSIS_NN_SUCCESS;
+}

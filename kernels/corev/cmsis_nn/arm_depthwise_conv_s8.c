@@ -1,0 +1,364 @@
+/*
+ * Replaces CMSIS-NN's Source/ConvolutionFunctions/arm_depthwise_conv_s8.c (its C path)
+ * for RV32IMC (CV32E40P). Defines arm_depthwise_conv_s8: any kernel, padding, stride,
+ * dilation, depth multiplier and batch count. arm_depthwise_conv_s8_opt's C path and the
+ * wrapper (depth multiplier > 1, dilation, batches) come here.
+ *
+ * Why faster:
+ * - Depth multiplier a multiple of 4 (DS-CNN's first layer: 1 input channel, 64
+ *   outputs, a 10x4 kernel): the output channels of one input channel are a small
+ *   matrix product. The taps of 4 output pixels go into an interleaved panel (padding
+ *   as -input_offset, like the im2col of arm_convolve_s8), and 4 pixels x 4 output
+ *   channels are accumulated per step, the weights of the 4 channels side by side in
+ *   memory (one pointer): 8 byte loads per 16 MACs. The input offset is offset x the
+ *   filter sum per output channel. The C path instead walks every tap for each pixel,
+ *   4 channels at a time, with the offset added per tap.
+ * - Depth multiplier 1: 4 channels per step over the taps inside the input, pointers
+ *   stepped instead of indices recomputed per tap.
+ * - Other multipliers: one output channel at a time, as the C path.
+ *
+ * Bit-exact with the C path: it skips taps outside the input, here they contribute
+ * zero; same int32 sums, arm_nn_requantize's rounding.
+ */
+#include "corev_nn.h"
+
+/* Panels on the stack for kernels of up to CV_DW_KMAX taps (larger ones take the
+   direct loop). */
+#define CV_DW_KMAX 128
+/* Output channels per filter-sum block. */
+#define CV_DW_NBLK 64
+
+typedef struct
+{
+    int32_t W, H, C, M, OC, KW, KH, OW, OH;
+    int32_t sx, sy, px, py, dx, dy;
+    int32_t off;
+    cv_out_params o;
+} cv_dw_geom;
+
+/* Valid tap range along one axis: [*k0, *k1) with 0 <= base + k * dil < size. */
+static void cv_tap_range(int32_t base, int32_t dil, int32_t kernel, int32_t size, int32_t *k0, int32_t *k1)
+{
+    int32_t lo = 0, hi = kernel;
+    if (dil == 1)
+    {
+        lo = base < 0 ? -base : 0;
+        hi = size - base < kernel ? size - base : kernel;
+    }
+    else
+    {
+        if (base < 0)
+        {
+            lo = (-base + dil - 1) / dil;
+        }
+        if (base + (hi - 1) * dil >= size)
+        {
+            hi = size - base <= 0 ? 0 : (size - base + dil - 1) / dil;
+        }
+    }
+    *k0 = lo;
+    *k1 = hi > lo ? hi : lo;
+}
+
+/*
+ * Panel (4 pixels x K taps) times 4 output channels whose weights sit side by side:
+ * w[k * wstride + j] for channel j of the group. Like cv_panel_gemm with the weight
+ * matrix the other way round.
+ */
+static CV_TILED void cv_dw_panel_gemm(const int8_t *panel,
+                                         int32_t rows,
+                                         int32_t K,
+                                         const int8_t *w,
+                                         int32_t wstride,
+                                         int32_t count,
+                                         const int32_t *init,
+                                         const int32_t *mult,
+                                         const int32_t *shift,
+                                         int8_t *dst,
+                                         const cv_out_params *o)
+{
+    const int32_t groups = K >> 2;
+    const int32_t tail = K & 3;
+    int32_t n = 0;
+    for (; n + 4 <= count; n += 4)
+    {
+        const int8_t *xp = panel;
+        const int8_t *q = w + n;
+        int32_t a00 = init[n], a10 = a00, a20 = a00, a30 = a00;
+        int32_t a01 = init[n + 1], a11 = a01, a21 = a01, a31 = a01;
+        int32_t a02 = init[n + 2], a12 = a02, a22 = a02, a32 = a02;
+        int32_t a03 = init[n + 3], a13 = a03, a23 = a03, a33 = a03;
+#define CV_DW_STEP(j)                                                                                                  \
+    do                                                                                                                 \
+    {                                                                                                                  \
+        const int32_t x0 = xp[(j)], x1 = xp[4 + (j)], x2 = xp[8 + (j)], x3 = xp[12 + (j)];                             \
+        int32_t v = q[0];                                                                                              \
+        a00 += x0 * v;                                                                                                 \
+        a10 += x1 * v;                                                                                                 \
+        a20 += x2 * v;                                                                                                 \
+        a30 += x3 * v;                                                                                                 \
+        v = q[1];                                                                                                      \
+        a01 += x0 * v;                                                                                                 \
+        a11 += x1 * v;                                                                                                 \
+        a21 += x2 * v;                                                                                                 \
+        a31 += x3 * v;                                                                                                 \
+        v = q[2];                                                                                                      \
+        a02 += x0 * v;                                                                                                 \
+        a12 += x1 * v;                                                                                                 \
+        a22 += x2 * v;                                                                                                 \
+        a32 += x3 * v;                                                                                                 \
+        v = q[3];                                                                                                      \
+        a03 += x0 * v;                                                                                                 \
+        a13 += x1 * v;                                                                                                 \
+        a23 += x2 * v;                                                                                                 \
+        a33 += x3 * v;                                                                                                 \
+        q += wstride;                                                                                                  \
+    } while (0)
+        for (int32_t g = groups; g > 0; g--)
+        {
+            CV_DW_STEP(0);
+            CV_DW_STEP(1);
+            CV_DW_STEP(2);
+            CV_DW_STEP(3);
+            xp += 16;
+        }
+        for (int32_t j = 0; j < tail; j++)
+        {
+            CV_DW_STEP(j);
+        }
+#undef CV_DW_STEP
+        const int32_t acc[16] = {a00, a10, a20, a30, a01, a11, a21, a31, a02, a12, a22, a32, a03, a13, a23, a33};
+        cv_store_tile(acc, 4, rows, dst + n, mult + n, shift + n, o);
+    }
+}
+
+/* Depth multiplier a multiple of 4, kernel of at most CV_DW_KMAX taps. */
+static void cv_dw_mult4(const cv_dw_geom *g,
+                        const int8_t *input,
+                        const int8_t *kernel,
+                        const int32_t *bias,
+                        const int32_t *mult,
+                        const int32_t *shift,
+                        int8_t *output)
+{
+    const int32_t K = g->KW * g->KH;
+    const int32_t pixels = g->OW * g->OH;
+    const int8_t pad_value = (int8_t)-g->off;
+    int8_t panel[4 * CV_DW_KMAX] __attribute__((aligned(4)));
+    int32_t init[CV_DW_NBLK];
+
+    for (int32_t i = 0; i < g->C; i++)
+    {
+        for (int32_t mb = 0; mb < g->M; mb += CV_DW_NBLK)
+        {
+            const int32_t count = g->M - mb < CV_DW_NBLK ? g->M - mb : CV_DW_NBLK;
+            const int32_t oc = i * g->M + mb;
+            for (int32_t m = 0; m < count; m++)
+            {
+                int32_t s = 0;
+                for (int32_t k = 0; k < K; k++)
+                {
+                    s += kernel[k * g->OC + oc + m];
+                }
+                init[m] = (int32_t)((uint32_t)(bias ? bias[oc + m] : 0) + (uint32_t)s * (uint32_t)g->off);
+            }
+            int32_t ox = 0, oy = 0;
+            for (int32_t p = 0; p < pixels; p += 4)
+            {
+                const int32_t rows = pixels - p < 4 ? pixels - p : 4;
+                for (int32_t r = 0; r < rows; r++)
+                {
+                    const int32_t base_x = ox * g->sx - g->px;
+                    const int32_t base_y = oy * g->sy - g->py;
+                    int32_t kx0, kx1;
+                    cv_tap_range(base_x, g->dx, g->KW, g->W, &kx0, &kx1);
+                    /* Tap k of row r is panel[16 * (k / 4) + 4 * r + k % 4]. */
+                    int8_t *d = panel + 4 * r;
+                    int32_t j = 0;
+                    for (int32_t ky = 0; ky < g->KH; ky++)
+                    {
+                        const int32_t iy = base_y + ky * g->dy;
+                        const int32_t row_in = iy >= 0 && iy < g->H;
+                        const int32_t k0 = row_in ? kx0 : g->KW;
+                        const int32_t k1 = row_in ? kx1 : g->KW;
+                        const int8_t *src = input + (iy * g->W + base_x + k0 * g->dx) * g->C + i;
+                        for (int32_t kx = 0; kx < g->KW; kx++)
+                        {
+                            int8_t v = pad_value;
+                            if (kx >= k0 && kx < k1)
+                            {
+                                v = *src;
+                                src += g->dx * g->C;
+                            }
+                            d[j] = v;
+                            if (++j == 4)
+                            {
+                                j = 0;
+                                d += 16;
+                            }
+                        }
+                    }
+                    if (++ox == g->OW)
+                    {
+                        ox = 0;
+                        oy++;
+                    }
+                }
+                cv_dw_panel_gemm(panel,
+                                 rows,
+                                 K,
+                                 kernel + oc,
+                                 g->OC,
+                                 count,
+                                 init,
+                                 mult + oc,
+                                 shift + oc,
+                                 output + p * g->OC + oc,
+                                 &g->o);
+            }
+        }
+    }
+}
+
+/* Any depth multiplier: over the taps inside the input, 4 output channels of one input
+   channel at a time where the multiplier allows (1 or a multiple of 4), else one. */
+static void cv_dw_generic(const cv_dw_geom *g,
+                          const int8_t *input,
+                          const int8_t *kernel,
+                          const int32_t *bias,
+                          const int32_t *mult,
+                          const int32_t *shift,
+                          int8_t *output)
+{
+    const int32_t C = g->C, M = g->M, OC = g->OC;
+    const int32_t off = g->off;
+    const int32_t x_step = g->dx * C;
+    for (int32_t oy = 0; oy < g->OH; oy++)
+    {
+        const int32_t base_y = oy * g->sy - g->py;
+        int32_t ky0, ky1;
+        cv_tap_range(base_y, g->dy, g->KH, g->H, &ky0, &ky1);
+        for (int32_t ox = 0; ox < g->OW; ox++)
+        {
+            const int32_t base_x = ox * g->sx - g->px;
+            int32_t kx0, kx1;
+            cv_tap_range(base_x, g->dx, g->KW, g->W, &kx0, &kx1);
+            const int32_t nx = kx1 - kx0;
+            int32_t oc = 0;
+            while (oc < OC)
+            {
+                const int32_t ic = M == 1 ? oc : oc / M;
+                /* 4 channels share one pointer step if they are 4 input channels
+                   (M == 1) or 4 outputs of one input channel. */
+                const int32_t quad = oc + 4 <= OC && (M == 1 || (M & 3) == 0);
+                const int32_t xs = M == 1 ? 1 : 0; /* input step between the 4 */
+                int32_t a0 = bias ? bias[oc] : 0, a1 = 0, a2 = 0, a3 = 0;
+                if (quad && bias)
+                {
+                    a1 = bias[oc + 1];
+                    a2 = bias[oc + 2];
+                    a3 = bias[oc + 3];
+                }
+                for (int32_t ky = ky0; ky < ky1; ky++)
+                {
+                    const int32_t iy = base_y + ky * g->dy;
+                    const int8_t *x = input + (iy * g->W + base_x + kx0 * g->dx) * C + ic;
+                    const int8_t *w = kernel + (ky * g->KW + kx0) * OC + oc;
+                    if (quad)
+                    {
+                        for (int32_t t = nx; t > 0; t--)
+                        {
+                            const int32_t v0 = x[0] + off;
+                            const int32_t v1 = x[xs] + off;
+                            const int32_t v2 = x[2 * xs] + off;
+                            const int32_t v3 = x[3 * xs] + off;
+                            a0 += v0 * w[0];
+                            a1 += v1 * w[1];
+                            a2 += v2 * w[2];
+                            a3 += v3 * w[3];
+                            x += x_step;
+                            w += OC;
+                        }
+                    }
+                    else
+                    {
+                        for (int32_t t = nx; t > 0; t--)
+                        {
+                            a0 += (x[0] + off) * w[0];
+                            x += x_step;
+                            w += OC;
+                        }
+                    }
+                }
+                int8_t *out = output + (oy * g->OW + ox) * OC + oc;
+                const int32_t out_off = g->o.out_off, act_min = g->o.act_min, act_max = g->o.act_max;
+                out[0] = cv_rq_out_any(a0, mult[oc], shift[oc], out_off, act_min, act_max);
+                if (quad)
+                {
+                    out[1] = cv_rq_out_any(a1, mult[oc + 1], shift[oc + 1], out_off, act_min, act_max);
+                    out[2] = cv_rq_out_any(a2, mult[oc + 2], shift[oc + 2], out_off, act_min, act_max);
+                    out[3] = cv_rq_out_any(a3, mult[oc + 3], shift[oc + 3], out_off, act_min, act_max);
+                    oc += 4;
+                }
+                else
+                {
+                    oc++;
+                }
+            }
+        }
+    }
+}
+
+arm_cmsis_nn_status arm_depthwise_conv_s8(const cmsis_nn_context *ctx,
+                                          const cmsis_nn_dw_conv_params *dw_conv_params,
+                                          const cmsis_nn_per_channel_quant_params *quant_params,
+                                          const cmsis_nn_dims *input_dims,
+                                          const int8_t *input,
+                                          const cmsis_nn_dims *filter_dims,
+                                          const int8_t *kernel,
+                                          const cmsis_nn_dims *bias_dims,
+                                          const int32_t *bias,
+                                          const cmsis_nn_dims *output_dims,
+                                          int8_t *output)
+{
+    (void)ctx;
+    (void)bias_dims;
+    cv_dw_geom g;
+    g.W = input_dims->w;
+    g.H = input_dims->h;
+    g.C = input_dims->c;
+    g.M = dw_conv_params->ch_mult;
+    g.OC = output_dims->c;
+    g.KW = filter_dims->w;
+    g.KH = filter_dims->h;
+    g.OW = output_dims->w;
+    g.OH = output_dims->h;
+    g.sx = dw_conv_params->stride.w;
+    g.sy = dw_conv_params->stride.h;
+    g.px = dw_conv_params->padding.w;
+    g.py = dw_conv_params->padding.h;
+    g.dx = dw_conv_params->dilation.w;
+    g.dy = dw_conv_params->dilation.h;
+    g.off = dw_conv_params->input_offset;
+    g.o.dst_stride = g.OC;
+    g.o.out_off = dw_conv_params->output_offset;
+    g.o.act_min = dw_conv_params->activation.min;
+    g.o.act_max = dw_conv_params->activation.max;
+
+    const int32_t batches = input_dims->n;
+    const int32_t use_panel = (g.M & 3) == 0 && g.M > 0 && g.KW * g.KH <= CV_DW_KMAX;
+    for (int32_t b = 0; b < batches; b++)
+    {
+        if (use_panel)
+        {
+            cv_dw_mult4(&g, input, kernel, bias, quant_params->multiplier, quant_params->shift, output);
+        }
+        else
+        {
+            cv_dw_generic(&g, input, kernel, bias, quant_params->multiplier, quant_params->shift, output);
+        }
+        input += g.W * g.H * g.C;
+        output += g.OW * g.OH * g.OC;
+    }
+    return ARM_CMSIS_NN_SUCCESS;
+}

@@ -1,0 +1,104 @@
+/*
+ * Replaces CMSIS-NN's Source/NNSupportFunctions/arm_nn_mat_mult_nt_t_s8.c (its C path)
+ * for RV32IMC (CV32E40P). Defines arm_nn_mat_mult_nt_t_s8, with the C path's behaviour:
+ * output row m, column n at dst[m * rhs_rows + n]; row_address_offset unused.
+ *
+ * Callers (C paths): the 1x1 convolutions, arm_convolve_1x1_s8_fast (stride 1, all rows
+ * at once) and arm_convolve_1x1_s8 (stride 2: one output row per call, lhs_cols_offset
+ * skipping pixels).
+ *
+ * Why faster: the C path computes 2 rows x 2 columns at a time (4 byte loads per 4 MACs)
+ * with a loop per pair of columns over the filter sums. Here 4 LHS rows are copied into
+ * an interleaved panel on the stack (a word copy per 4 bytes when aligned) and
+ * multiplied 4 rows x 4 weight rows at a time (corev_nn.h): 8 byte loads per 16 MACs,
+ * 2.6 instructions per MAC in the loop. The input offset is folded into per-channel
+ * filter sums, computed once per call.
+ *
+ * Bit-exact with the C path: the same int32 sums, arm_nn_requantize's rounding.
+ */
+#include "corev_nn.h"
+
+/* Panels on the stack for K up to CV_MM_KMAX; longer rows take the direct loop. */
+#define CV_MM_KMAX 256
+/* Output channels per filter-sum block (the sums live on the stack). */
+#define CV_MM_NBLK 64
+
+/* Rows longer than a stack panel (K > CV_MM_KMAX): one output at a time, read in place. */
+static void cv_mm_direct(const int8_t *lhs,
+                         const int8_t *rhs,
+                         int8_t *dst,
+                         const int32_t *init,
+                         const int32_t *mult,
+                         const int32_t *shift,
+                         int32_t lhs_rows,
+                         int32_t count,
+                         int32_t K,
+                         int32_t lhs_stride,
+                         const cv_out_params *o)
+{
+    for (int32_t m = 0; m < lhs_rows; m++, lhs += lhs_stride, dst += o->dst_stride)
+    {
+        const int8_t *w = rhs;
+        for (int32_t n = 0; n < count; n++, w += K)
+        {
+            int32_t a = init[n];
+            for (int32_t k = 0; k < K; k++)
+            {
+                a += lhs[k] * w[k];
+            }
+            dst[n] = cv_rq_out_any(a, mult[n], shift[n], o->out_off, o->act_min, o->act_max);
+        }
+    }
+}
+
+arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
+                                            const int8_t *rhs,
+                                            const int32_t *bias,
+                                            int8_t *dst,
+                                            const int32_t *dst_multipliers,
+                                            const int32_t *dst_shifts,
+                                            const int32_t lhs_rows,
+                                            const int32_t rhs_rows,
+                                            const int32_t rhs_cols,
+                                            const int32_t lhs_offset,
+                                            const int32_t dst_offset,
+                                            const int32_t activation_min,
+                                            const int32_t activation_max,
+                                            const int32_t row_address_offset,
+                                            const int32_t lhs_cols_offset)
+{
+    (void)row_address_offset;
+    const int32_t K = rhs_cols;
+    const cv_out_params o = {rhs_rows, dst_offset, activation_min, activation_max};
+    int32_t init[CV_MM_NBLK];
+
+    for (int32_t nb = 0; nb < rhs_rows; nb += CV_MM_NBLK)
+    {
+        const int32_t count = rhs_rows - nb < CV_MM_NBLK ? rhs_rows - nb : CV_MM_NBLK;
+        const int8_t *w = rhs + nb * K;
+        cv_filter_init(init, w, count, K, bias ? bias + nb : NULL, lhs_offset);
+
+        if (K > CV_MM_KMAX)
+        {
+            cv_mm_direct(lhs, w, dst + nb, init, dst_multipliers + nb, dst_shifts + nb, lhs_rows, count, K,
+                         lhs_cols_offset, &o);
+            continue;
+        }
+
+        int8_t panel[4 * CV_MM_KMAX] __attribute__((aligned(4)));
+        const int8_t *row = lhs;
+        int8_t *out = dst + nb;
+        for (int32_t m = 0; m < lhs_rows; m += 4)
+        {
+            const int32_t rows = lhs_rows - m < 4 ? lhs_rows - m : 4;
+            for (int32_t r = 0; r < rows; r++)
+            {
+                cv_panel_put(panel, r, 0, row, K);
+                row += lhs_cols_offset;
+            }
+            cv_panel_gemm(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, out, &o);
+            out += 4 * rhs_rows;
+        }
+    }
+    return ARM_CMSIS_NN_SUCCESS;
+}
