@@ -1,5 +1,6 @@
 """Running this repository's SCons build from tests."""
 
+import json
 import os
 import re
 import subprocess
@@ -7,10 +8,33 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-MODELS = REPO.parent / "shared" / "models"
+# The test models: the repository's own (examples/models, made by its export.py), each
+# NAME.pte with NAME.inputs.json, NAME.expected.json and NAME.json (inputs, outputs,
+# operators, kernel keys).
+MODELS = REPO / "examples" / "models"
+# The shared test models beside the checkout (not in a user's clone): only
+# tests/test_shared_models.py cross-checks the repository's models against them.
+SHARED_MODELS = REPO.parent / "shared" / "models"
 # conftest.py points this at one SCons cache for the whole test run: a configuration
 # built by one test is retrieved, not compiled again, by the next.
 TEST_CACHE = "COREV_ET_TEST_CACHE"
+
+
+def model_names():
+    """The names of the repository's test models (every .pte of examples/models)."""
+    return sorted(p.stem for p in MODELS.glob("*.pte"))
+
+
+def model_entry(name):
+    """A test model's NAME.json (inputs, outputs, operators, kernel_keys), with "path"
+    its .pte."""
+    entry = json.loads((MODELS / ("%s.json" % name)).read_text())
+    return dict(entry, path=MODELS / ("%s.pte" % name))
+
+
+def model_entries():
+    """name -> model_entry(name), for every test model."""
+    return {name: model_entry(name) for name in model_names()}
 
 
 def scons(*args, build_dir, cwd=REPO, timeout=1800, env=None, cache=True):

@@ -4,7 +4,7 @@ Each model of tests/models/ops (made by its export.py: NAME.pte, NAME.inputs.jso
 NAME.expected.json) is built and run with the CORE-V kernels (the default; rv32imc and
 rv32imfc) and with ExecuTorch's portable kernels only (corev_kernels=0; rv32imc). Every
 run must give the outputs eager PyTorch computed. Float outputs compare at rel 1e-5 with abs 1e-6 near 0
-(the tolerance of the shared models' tests): the CORE-V dot products round once at the
+(the tolerance of tests/test_models.py): the CORE-V dot products round once at the
 end (rv32imc) or use fused multiply-adds (rv32imfc) where the portable kernels and
 eager PyTorch round after each step, and every output here is a sum of at most 40
 products of values in [-1, 1], whose float rounding differences stay below 1e-6.

@@ -12,15 +12,7 @@ import pytest
 
 from etcorev.build import settings
 from etcorev.run import profile
-from sconsrun import MODELS, REPO, scons
-
-
-def _models_dir():
-    """shared/models beside the checkout (a worktree may sit one level deeper)."""
-    for directory in [MODELS] + [parent / "shared" / "models" for parent in REPO.parents]:
-        if (directory / "manifest.json").is_file():
-            return directory
-    return MODELS
+from sconsrun import model_entry, scons
 
 needs_compiler = pytest.mark.skipif(
     not shutil.which("riscv64-unknown-elf-gcc") and not shutil.which("riscv32-corev-elf-gcc"),
@@ -99,16 +91,12 @@ def test_profile_table_without_records():
 def cnn_profile(et_root, tmp_path_factory):
     if not shutil.which("qemu-system-riscv32"):
         pytest.skip("qemu-system-riscv32 missing (./setup.sh installs it)")
-    model = _models_dir() / "cnn.pte"
-    manifest = _models_dir() / "manifest.json"
-    if not model.is_file() or not manifest.is_file():
-        pytest.skip("no cnn.pte and manifest in ../shared/models")
-    entry = json.loads(manifest.read_text())["cnn"]
+    entry = model_entry("cnn")          # examples/models/cnn.pte and its cnn.json
     build_dir = tmp_path_factory.mktemp("profile")
     inputs = build_dir / "cnn-inputs.json"
     inputs.write_text(json.dumps(entry["inputs"]))
-    result = scons("board=qemu", "model=%s" % model, "inputs=%s" % inputs, "profile=1", "run",
-                   build_dir=build_dir)
+    result = scons("board=qemu", "model=%s" % entry["path"], "inputs=%s" % inputs, "profile=1",
+                   "run", build_dir=build_dir)
     assert result.returncode == 0, result.stdout[-4000:]
     return entry, result.stdout, build_dir
 

@@ -20,8 +20,8 @@ from etcorev.executorch import et_index, et_tree, kernel_plan
 from etcorev.errors import BuildSetupError
 from etcorev.executorch.et_tree import ETSourceError
 from etcorev.executorch.kernel_sources import TREE_LIBRARIES
+from sconsrun import model_entries
 
-MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
 
 # Per ExecuTorch version: EXECUTORCH_CORE_SRCS without the PAL, and the
 # number of op_*.cpp files of the portable library.
@@ -199,18 +199,13 @@ def test_quantized_selection(root):
 
 
 def _manifest_models():
-    out = []
-    for manifest in (MODELS / "manifest.json", MODELS / "quantized" / "manifest.json"):
-        if manifest.is_file():
-            for name, model in json.loads(manifest.read_text()).items():
-                out.append(pytest.param(model["kernel_keys"], id=name))
-    return out or [pytest.param(None, id="no-models")]
+    """The test models' kernel keys (examples/models/NAME.json: gen_oplist's)."""
+    return [pytest.param(entry["kernel_keys"], id=name)
+            for name, entry in model_entries().items()]
 
 
 @pytest.mark.parametrize("kernel_keys", _manifest_models())
 def test_manifest_models_resolve(root, kernel_keys):
-    if kernel_keys is None:
-        pytest.skip("no model manifest in %s" % MODELS)
     result = kernel_plan.plan(root, kernel_keys, corev=False)
     chosen = {op for k in result.kernel_sets for op in k.selection}
     assert chosen | set(result.prim_ops) == set(kernel_keys)

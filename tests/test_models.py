@@ -1,10 +1,10 @@
-"""Every test model of ../shared/models (qmlp from quantized/ too), built by SCons with
-each toolchain and run in QEMU as one model set: the outputs match the manifest's (eager
-PyTorch), `scons run`'s own check against NAME.expected.json passes, the firmware links
-for the CV32E40P, and the kernel sources the build selects are exactly those of the
-model's operators. These builds use the default kernels (the CORE-V kernels where they
-cover an operator, with the portable kernel compiled beside each as its fallback);
-tests/test_corev_kernels.py checks them against the portable ones per operator.
+"""Every test model of examples/models (made by its export.py), built by SCons with each
+toolchain and run in QEMU as one model set (`model=examples/models`): the outputs match the
+model's NAME.json (eager PyTorch), `scons run`'s own check against NAME.expected.json
+passes, the firmware links for the CV32E40P, and the kernel sources the build selects are
+exactly those of the model's operators. These builds use the default kernels (the CORE-V
+kernels where they cover an operator, with the portable kernel compiled beside each as its
+fallback); tests/test_corev_kernels.py checks them against the portable ones per operator.
 
 Needs an ExecuTorch tree (EXECUTORCH_ROOT or the user settings); the v1.0.0 check also
 needs EXECUTORCH_V1_0_ROOT, a v1.0.0 tree.
@@ -14,16 +14,11 @@ import json
 import math
 import os
 import re
-import shutil
 
 import pytest
 
 from etcorev.pte import model_io
-from sconsrun import MODELS, scons
-
-MANIFESTS = [MODELS / "manifest.json", MODELS / "quantized" / "manifest.json"]
-pytestmark = pytest.mark.skipif(not MANIFESTS[0].is_file(), reason="test models not found "
-                                "(expected ../shared/models/manifest.json beside the repo)")
+from sconsrun import MODELS, model_entries, scons
 
 REL_TOL = 1e-5
 ABS_TOL = 1e-6   # for values near 0, where a relative tolerance means nothing
@@ -37,13 +32,8 @@ OP_FILE_EXCEPTIONS = {
 
 
 def manifest():
-    """name -> entry, with "path" the model file, for every manifest present."""
-    models = {}
-    for path in MANIFESTS:
-        if path.is_file():
-            for name, entry in json.loads(path.read_text()).items():
-                models[name] = dict(entry, path=path.parent / entry["file"])
-    return models
+    """name -> NAME.json's entry, with "path" the model file, for every test model."""
+    return model_entries()
 
 
 def op_file(operator):
@@ -65,14 +55,11 @@ def run_sections(stdout):
 
 
 @pytest.fixture(scope="module")
-def model_set(tmp_path_factory):
-    """The shared models with their inputs and expected outputs, as a model set."""
-    directory = tmp_path_factory.mktemp("model-set")
-    for name, entry in manifest().items():
-        shutil.copy(entry["path"], directory / ("%s.pte" % name))
-        (directory / ("%s.inputs.json" % name)).write_text(json.dumps(entry["inputs"]))
-        (directory / ("%s.expected.json" % name)).write_text(json.dumps(entry["outputs"]))
-    return directory
+def model_set():
+    """The test models with their inputs and expected outputs (NAME.inputs.json and
+    NAME.expected.json beside each NAME.pte, as NAME.json gives them: tests/test_export.py
+    checks that), a model set as it is."""
+    return MODELS
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +76,7 @@ def qemu_set_run(et_root, toolchain, model_set, build_dir):
 
 
 def assert_outputs_match(section, name, entry, what):
-    """The outputs one model's run printed equal its manifest entry's."""
+    """The outputs one model's run printed equal its NAME.json entry's."""
     assert re.search(r"^Exit status: 0$", section, re.M), section
     outputs = model_io.parse_outputs(section)
     assert sorted(outputs) == list(range(len(entry["outputs"]))), section
@@ -119,7 +106,7 @@ def test_every_model_runs_in_qemu_with_manifest_outputs(qemu_set_run, toolchain)
 
 def test_mlp_with_the_fpu_matches_the_manifest(et_root, toolchain, model_set, build_dir):
     """isa=rv32imfc (hard float, the ilp32f multilib; the CORE-V kernels' fused
-    multiply-adds) gives mlp's manifest outputs too."""
+    multiply-adds) gives mlp's NAME.json outputs too."""
     result = scons("board=qemu", "toolchain=%s" % toolchain, "isa=rv32imfc",
                    "model=%s" % (model_set / "mlp.pte"), "run", build_dir=build_dir)
     assert result.returncode == 0, result.stdout

@@ -11,54 +11,42 @@ import pytest
 
 from etcorev import pte
 from etcorev.pte import PteError, read_pte, validate_pte
+from sconsrun import MODELS, model_entries
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-MODELS_DIR = REPO_ROOT.parent / "shared" / "models"
-MANIFESTS = [MODELS_DIR / "manifest.json", MODELS_DIR / "quantized" / "manifest.json"]
 PTE_SCRIPT = REPO_ROOT / "site_scons" / "etcorev" / "pte" / "__init__.py"
 
-MISSING_MODELS = f"test models not found (expected {MODELS_DIR} with manifest.json)"
-
-
-def _manifest_params():
-    params = []
-    for manifest in MANIFESTS:
-        if not manifest.is_file():
-            continue
-        prefix = manifest.parent.relative_to(MODELS_DIR).as_posix()
-        for name, entry in json.loads(manifest.read_text()).items():
-            model_id = name if prefix == "." else f"{prefix}/{name}"
-            params.append(pytest.param(manifest.parent / entry["file"], entry, id=model_id))
-    if not params:
-        params.append(pytest.param(None, None, id="no-models",
-                                   marks=pytest.mark.skip(reason=MISSING_MODELS)))
-    return params
-
-
-MANIFEST_PARAMS = _manifest_params()
+# The test models are the repository's own (examples/models); each NAME.json gives the
+# operators and kernel keys ExecuTorch's gen_oplist reported for it at export.
+# (tests/test_shared_models.py checks the shared models' manifests, where present.)
+MANIFEST_PARAMS = [pytest.param(entry["path"], entry, id=name)
+                   for name, entry in model_entries().items()]
 
 
 def _model(name: str) -> Path:
-    path = MODELS_DIR / name
-    if not path.is_file():
-        pytest.skip(f"test model {name} not found in {MODELS_DIR}")
+    path = MODELS / name
+    assert path.is_file(), f"test model {name} not found in examples/models"
     return path
 
 
 def _all_models():
-    return [p.values[0] for p in MANIFEST_PARAMS if p.values[0] is not None]
+    return [p.values[0] for p in MANIFEST_PARAMS]
 
 
 # --------------------------------------------------------------------------
-# Real models: operators and kernel keys equal gen_oplist's (the manifests).
+# Real models: operators and kernel keys equal gen_oplist's (NAME.json).
 # --------------------------------------------------------------------------
+
+def test_the_suites_models_are_here():
+    assert {"add", "mul_add", "mlp", "cnn", "int_ops", "qmlp"} <= set(model_entries())
+
 
 @pytest.mark.parametrize("path,entry", MANIFEST_PARAMS)
 def test_manifest_operators_and_kernel_keys(path, entry):
     program = read_pte(path)
     assert program.operators == entry["operators"]
     assert program.kernel_keys == entry["kernel_keys"]
-    assert program.size == entry["bytes"] == path.stat().st_size
+    assert program.size == path.stat().st_size
 
 
 @pytest.mark.parametrize("path,entry", MANIFEST_PARAMS)
@@ -115,8 +103,7 @@ def test_op_signature_ignores_weights(tmp_path):
 
 def test_op_signature_differs_between_models():
     models = _all_models()
-    if len(models) < 2:
-        pytest.skip(MISSING_MODELS)
+    assert len(models) >= 2, models
     assert len({read_pte(p).op_signature() for p in models}) == len(models)
 
 
@@ -279,8 +266,7 @@ def _mutate(rng: random.Random, base: bytes, limit: int) -> bytes:
 
 def test_random_mutations_only_raise_pte_error():
     models = _all_models()
-    if not models:
-        pytest.skip(MISSING_MODELS)
+    assert models
     rng = random.Random(20240601)
     outcomes = {"ok": 0, "error": 0}
     for path in models:

@@ -1,16 +1,34 @@
 #!/usr/bin/env python3
-"""Export the example models to ExecuTorch .pte files, each with a .json that gives its
-inputs, the outputs eager PyTorch computes for them, and the operators the program uses.
+"""Export the example models (also the test suite's models) to ExecuTorch .pte files.
 
     python examples/models/export.py [--out DIR] [names...]
 
+Each model is written as four files:
+
+- NAME.pte: the ExecuTorch program;
+- NAME.inputs.json: its inputs, a JSON list of {"dtype", "shape", "values"} (values
+  flattened, row-major); the build reads it beside the model (or as inputs=);
+- NAME.expected.json: the outputs eager PyTorch computes for those inputs (for a quantized
+  model: the converted model's), in the same form; `scons run` checks against it;
+- NAME.json: {"inputs", "outputs", "operators", "kernel_keys"}: the same inputs and
+  outputs, with the operators of the program's execution plan and the kernel keys that
+  ExecuTorch's own gen_oplist reports for it (codegen.tools.gen_oplist), the form of an
+  entry of the shared test models' manifest.json.
+
 Needs the `export` extra (torch + executorch; `./setup.sh --export` installs it). Models are
 exported with `torch.export.export`, then `to_edge_transform_and_lower(...).to_executorch()`,
-float32 and without delegation. The output is deterministic: the inputs are fixed values and
-the random seeds are fixed, so a second run writes the same bytes.
+float32 unless noted and without delegation; qmlp is first quantized to int8 by PT2E
+post-training quantization (the XNNPACK quantizer's symmetric config, not delegated: the
+program keeps quantized_decomposed::quantize_per_tensor and dequantize_per_tensor). The
+output is deterministic: the inputs are fixed values and the random seeds are fixed, so a
+second run writes the same bytes. (On another machine, eager PyTorch's float results may
+differ in the last bit, its matrix products taking other CPU code paths, and with them
+qmlp's calibrated scales; the .pte's byte layout may differ with the flatbuffers build.)
 """
 
 import argparse
+import contextlib
+import io
 import json
 import random
 import sys
@@ -47,11 +65,56 @@ class MulAdd(torch.nn.Module):
         return x * y + x - 0.5
 
 
+class MLP(torch.nn.Module):
+    """Linear(inputs, hidden) ReLU Linear(hidden, outputs); weights from the fixed seed,
+    in the program's data segment."""
+
+    def __init__(self, inputs=16, hidden=32, outputs=10):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(inputs, hidden)
+        self.relu = torch.nn.ReLU()
+        self.fc2 = torch.nn.Linear(hidden, outputs)
+
+    def forward(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+class CNN(torch.nn.Module):
+    """Conv2d(1,4,3) ReLU MaxPool2d(2) Linear(36,10) softmax, on a [1,1,8,8] input."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(1, 4, 3)
+        self.relu = torch.nn.ReLU()
+        self.pool = torch.nn.MaxPool2d(2)
+        self.fc = torch.nn.Linear(36, 10)
+
+    def forward(self, x):
+        x = self.pool(self.relu(self.conv(x)))
+        return torch.softmax(self.fc(x.flatten(1)), dim=1)
+
+
+class IntOps(torch.nn.Module):
+    """x * 3 + y on int32 (the scalar 3 becomes an int64 constant converted to int32: the
+    program's dim_order_ops::_to_dim_order_copy)."""
+
+    def forward(self, x, y):
+        return x * 3 + y
+
+
 # name -> (module factory, example inputs factory)
 MODELS = {
     "add": (Add, lambda: (torch.ones(5), torch.ones(5))),
     "mul_add": (MulAdd, lambda: (_pattern([2, 3]), _pattern([2, 3], start=3))),
+    "mlp": (MLP, lambda: (_pattern([1, 16]),)),
+    "cnn": (CNN, lambda: (_pattern([1, 1, 8, 8]),)),
+    "int_ops": (IntOps, lambda: (torch.arange(-3, 1, dtype=torch.int32),
+                                 torch.arange(-1, 3, dtype=torch.int32))),
+    "qmlp": (lambda: MLP(16, 32, 4), lambda: (_pattern([1, 16]),)),
 }
+
+# Models quantized to int8 before export (calibrated on their example inputs).
+QUANTIZED = {"qmlp"}
 
 
 def _seed():
@@ -73,21 +136,58 @@ def _flat_outputs(outputs):
     return [t for t in outputs]
 
 
+def quantize(module, inputs):
+    """The module after int8 PT2E post-training quantization with the XNNPACK quantizer's
+    symmetric config, calibrated on inputs (the converted graph module; not delegated, so
+    it keeps quantized_decomposed::quantize_per_tensor and dequantize_per_tensor)."""
+    import torch.ao.quantization.fx._decomposed  # noqa: F401  (quantized_decomposed ops)
+    import executorch.kernels.quantized  # noqa: F401  (their out variants)
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    quantizer = XNNPACKQuantizer().set_global(get_symmetric_quantization_config())
+    graph = prepare_pt2e(torch.export.export(module, inputs).module(), quantizer)
+    with torch.no_grad():
+        graph(*inputs)
+    return convert_pt2e(graph)
+
+
 def export_model(name):
-    """Returns (pte bytes, description dict) for the model called `name`."""
+    """Returns (pte bytes, description dict) for the model called `name`; the description
+    has the program's kernel keys too (see kernel_keys)."""
     from executorch.exir import to_edge_transform_and_lower
 
     make_module, make_inputs = MODELS[name]
     _seed()
     module = make_module().eval()
     inputs = make_inputs()
+    if name in QUANTIZED:
+        module = quantize(module, inputs)
     with torch.no_grad():
         expected = _flat_outputs(module(*inputs))
 
     exported = torch.export.export(module, inputs)
     program = to_edge_transform_and_lower(exported).to_executorch()
 
-    return bytes(program.buffer), describe(program, inputs, expected)
+    pte = bytes(program.buffer)
+    description = describe(program, inputs, expected)
+    description["kernel_keys"] = kernel_keys(pte)
+    return pte, description
+
+
+def kernel_keys(pte):
+    """Operator -> its kernel keys ("v1/<dtype>;<dim order>|..."), as ExecuTorch's own
+    `codegen.tools.gen_oplist --model_file_path` reports them for the program."""
+    import tempfile
+    from executorch.codegen.tools.gen_oplist import _get_kernel_metadata_for_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.pte"
+        path.write_bytes(pte)
+        with contextlib.redirect_stdout(io.StringIO()):     # it prints each operator
+            keys = _get_kernel_metadata_for_model(str(path))
+    return {op: sorted(keys[op]) for op in sorted(keys)}
 
 
 def describe(program, inputs, outputs):
@@ -117,14 +217,27 @@ def _json_text(value, indent=0):
     return json.dumps(value)
 
 
+def _tensors_text(tensors):
+    """A JSON list of tensors (NAME.inputs.json, NAME.expected.json), as the test models'
+    of tests/models/ops: one tensor per line group, the values on one line."""
+    return _json_text(tensors) + "\n"
+
+
 def write_model(name, out_dir):
-    """Exports `name` into out_dir as <name>.pte and <name>.json; returns the two paths."""
+    """Exports `name` into out_dir as <name>.pte, <name>.json, <name>.inputs.json and
+    <name>.expected.json; returns the four paths (in that order)."""
     pte, description = export_model(name)
-    return write_files(name, pte, description, out_dir)
+    pte_path, json_path = write_files(name, pte, description, out_dir)
+    inputs_path = Path(out_dir) / f"{name}.inputs.json"
+    expected_path = Path(out_dir) / f"{name}.expected.json"
+    inputs_path.write_text(_tensors_text(description["inputs"]))
+    expected_path.write_text(_tensors_text(description["outputs"]))
+    return pte_path, json_path, inputs_path, expected_path
 
 
 def write_files(name, pte, description, out_dir):
-    """<name>.pte and <name>.json (inputs, outputs, operators) in out_dir."""
+    """<name>.pte and <name>.json (inputs, outputs, operators; kernel keys where the
+    description has them) in out_dir."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pte_path = out_dir / f"{name}.pte"
@@ -146,8 +259,9 @@ def main(argv=None):
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
     for name in args.names or MODELS:
-        pte_path, json_path = write_model(name, args.out)
-        print(f"{name}: {pte_path} ({pte_path.stat().st_size} bytes), {json_path.name}")
+        pte_path, *others = write_model(name, args.out)
+        print(f"{name}: {pte_path} ({pte_path.stat().st_size} bytes), "
+              f"{', '.join(p.name for p in others)}")
     return 0
 
 
