@@ -17,14 +17,14 @@ cd "$(dirname "$0")"
 
 executorch=""
 cmsis_nn=""
-extras=""
+extras="test"
 corev_gcc=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --executorch) executorch="$2"; shift 2 ;;
     --cmsis-nn) cmsis_nn="$2"; shift 2 ;;
     --corev-gcc) corev_gcc=1; shift ;;
-    --export) extras="export"; shift ;;
+    --export) extras="test,export"; shift ;;
     -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -79,21 +79,10 @@ then
   echo "$requirements" | xargs .venv/bin/pip install -q
 fi
 
-# torchgen: the folder of that name in the torch wheel pyproject.toml names, nothing else.
-if ! .venv/bin/python -c "import torchgen" 2>/dev/null; then
-  torch=$(python3 -c "import tomllib; print(tomllib.load(open('pyproject.toml', 'rb'))['tool']['corev-et']['torchgen-from'])")
-  echo "setup: installing torchgen from the $torch wheel (torch itself is not installed)"
-  wheels=$(mktemp -d)
-  trap 'rm -rf "$wheels"' EXIT
-  .venv/bin/pip download -q --no-deps -d "$wheels" "$torch"
-  .venv/bin/python - "$wheels"/*.whl <<'PY'
-import sys, sysconfig, zipfile
-with zipfile.ZipFile(sys.argv[1]) as wheel:
-    wheel.extractall(sysconfig.get_paths()["purelib"],
-                     [name for name in wheel.namelist() if name.startswith("torchgen/")])
-PY
-  rm -rf "$wheels"
-fi
+# torchgen (ExecuTorch's codegen imports it): the folder of that name in the torch wheel
+# ExecuTorch pins, nothing else, into the per-user cache (etcorev/toolchain/torchgen.py;
+# the build takes it the same way by itself when it is missing).
+.venv/bin/python site_scons/etcorev/toolchain/torchgen.py >/dev/null
 
 record() {    # record NAME PATH WHAT: a tree in the user settings file
   .venv/bin/python -c "import sys; sys.path.insert(0, 'site_scons')

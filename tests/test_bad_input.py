@@ -256,9 +256,7 @@ def build_with_a_tree_copy(et_root, tmp_path_factory):
     """A clean build of qmlp.pte (codegen, the portable, quantized and CORE-V kernels,
     the runtime, the runner) with a copy of the tree, byte-code writing on: (tree, its
     listing and checksums before, the build's output)."""
-    qmlp = MODELS / "quantized" / "qmlp.pte"
-    if not qmlp.is_file():
-        pytest.skip("no quantized/qmlp.pte beside the shared models")
+    qmlp = MODELS / "qmlp.pte"
     top = tmp_path_factory.mktemp("tree-copy")
     tree = top / "src" / "executorch"
     shutil.copytree(et_root, tree, symlinks=True)
@@ -312,7 +310,7 @@ def test_a_tree_elsewhere_retrieves_from_the_cache(build_with_a_tree_copy, et_ro
     assert tree != et_root
     top = tree.parent.parent
     second = scons("board=qemu", "executorch=%s" % et_root,
-                   "model=%s" % (MODELS / "quantized" / "qmlp.pte"),
+                   "model=%s" % (MODELS / "qmlp.pte"),
                    "cache=%s" % (top / "cache"), build_dir=tmp_path / "build")
     assert second.returncode == 0, second.stdout
     assert "Compiling" not in second.stdout, second.stdout
@@ -755,11 +753,10 @@ def test_a_corev_gcc_without_cxx11_math_builds_and_runs(et_root, tmp_path):
 
 
 def test_a_toolchain_whose_cmath_the_compat_header_cannot_mend_is_refused():
-    from etcorev import load_module
     from etcorev.errors import BuildSetupError
-    toolchain = load_module(str(REPO / "toolchain.py"), "toolchain_under_test")
+    from etcorev.toolchain import riscv
     with pytest.raises(BuildSetupError) as refused:
-        toolchain._cxx11_math({}, "other-", "no: <stdin>:2:10: error: 'erf' is not a member of 'std'")
+        riscv._cxx11_math({}, "other-", "no: <stdin>:2:10: error: 'erf' is not a member of 'std'")
     message = str(refused.value)
     for phrase in ("toolchain=other-", "std::lgamma(float)", "'erf' is not a member",
                    "./setup.sh --corev-gcc"):

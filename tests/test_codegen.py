@@ -109,7 +109,7 @@ def test_codegen_prints_do_not_mix_into_the_build_output(verbose, tmp_path, caps
 
     monkeypatch.setitem(sys.modules, "chatty_pause", types.SimpleNamespace(meanwhile=meanwhile))
     target = [types.SimpleNamespace(abspath=str(tmp_path / "out.h"))]
-    codegen_tool.run_codegen({"ET_ROOT": str(tmp_path), "verbose": verbose}, target,
+    codegen_tool.run_codegen({"ET_ROOT": str(tmp_path), "VERBOSE": verbose}, target,
                              "chatty_pkg.tool", ["out.h"])
 
     out, err = capsys.readouterr()

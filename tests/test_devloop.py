@@ -156,7 +156,9 @@ def test_debug_batch_backtrace_names_our_sources(et_root, tmp_path):
         backtrace = output[output.index("#0  et_pal_init"):]
         # Debug information names the checkout /corev-et (builddir.debug_name).
         assert "at /corev-et/pal/corev_pal.cpp:" in backtrace.splitlines()[0]
-        assert "in main () at /corev-et/examples/corev/executor_runner/corev_executor_runner.cpp:" \
+        assert "in corev_et_run () at /corev-et/examples/corev/executor_runner/" \
+            "corev_executor_runner.cpp:" in backtrace
+        assert "in main () at /corev-et/examples/corev/executor_runner/runner_main.cpp:" \
             in backtrace
         # The ExecuTorch frames' files are found in the tree (substitute-path).
         assert "Located in %s" % (Path(et_root) / "runtime" / "platform" / "runtime.cpp") in output

@@ -4,6 +4,13 @@ tools in site_scons/site_tools and the tests)."""
 import importlib.util
 import os
 
+from etcorev import locations
+
+# Environment(toolpath=etcorev.TOOLPATH) loads the build's tools in any SConstruct.
+TOOLPATH = [locations.tool_dir()]
+# The executor runner's SConscript, for SConscript(etcorev.RUNNER_SCONSCRIPT, exports="env").
+RUNNER_SCONSCRIPT = locations.source_dir("examples", "corev", "executor_runner", "SConscript")
+
 
 def load_module(path, name=None):
     """Import a Python file by path (toolchain.py, board modules) without touching sys.path."""

@@ -1,14 +1,20 @@
-"""Boards: one module each under pal/boards/<name>/board.py with a small contract.
+"""Boards: a directory each, pal/boards/<name>/ (or a directory of the user's own, named
+by its path), holding board.py with a small contract and, optionally, the board's own
+startup sources (crt0.S, board.c, ...: each stands in for the common one of the same name
+in pal/boards/common, and others are added) and its own sections.ld.
 
 A board module defines:
-    DESCRIPTION        one line for `scons -h`
     SIMULATOR          (optional) what runs its firmware, for messages ("QEMU")
     DEFINES            CPPDEFINES for the shared startup code and console (board.c)
-    regions(model_placement) -> [Region]   memory regions; the first holds the image,
-                       a region named "model" holds an external model
+    regions(model_placement) -> [Region]   memory regions: one of kind "all" (code and
+                       data, as on the testbench), or one of kind "code" (flash: code,
+                       read-only data, the load image of .data) and one of kind "data"
+                       (RAM: .data copied there by crt0, .bss, pools, stack, heap); a
+                       region of kind "model" holds an external model
     run_command(elf, hexfile, env, workdir, model) -> [argv] or None
                        how `scons run` runs firmware; None: NO_RUNNER_MESSAGE says why
-    RUNNER_OPTION      (optional) the option naming the simulator, for errors about it
+    RUNNER_OPTION      (optional) (option, construction variable) naming the simulator,
+                       for errors about it
     parse_run(output, returncode) -> RunResult         exit status and cycles
     debug_command(elf, hexfile, env, workdir, port, model) -> [argv] or None
                        (optional) the simulator halted with a gdb server on 127.0.0.1:port,
@@ -31,6 +37,7 @@ class Region:
     name: str
     origin: int
     length: int
+    kind: str = "all"            # "all", "code", "data" or "model"
 
     @property
     def end(self):
@@ -52,33 +59,36 @@ def names():
                   if os.path.isfile(os.path.join(BOARDS_DIR, d, "board.py")))
 
 
+_LOADED = {}
+
+
 def load(name):
-    path = os.path.join(BOARDS_DIR, name, "board.py")
-    if not os.path.isfile(path):
-        raise BuildSetupError("Unknown board '%s'. Valid boards: %s."
-                              % (name, ", ".join(names())))
-    module = load_module(path, "board_" + name)
-    module.NAME = name
-    module.DIR = os.path.dirname(os.path.abspath(path))
-    return module
+    """The board module of a board name (pal/boards/<name>) or board directory."""
+    directory = name if os.sep in name else os.path.join(BOARDS_DIR, name)
+    path = os.path.join(directory, "board.py")
+    if path not in _LOADED:
+        if not os.path.isfile(path):
+            raise BuildSetupError(
+                "Unknown board '%s'. Valid boards: %s, or the path of a directory with a "
+                "board.py." % (name, ", ".join(names())))
+        module = load_module(path, "board_" + os.path.basename(os.path.normpath(directory)))
+        module.NAME = os.path.basename(os.path.normpath(directory))
+        module.DIR = os.path.dirname(os.path.abspath(path))
+        _LOADED[path] = module
+    return _LOADED[path]
 
 
-def built(firmwares):
-    """The firmwares that are built: a model of a set that could not be (a corrupt
-    .pte, say) is a dict with "model" and "unbuilt" (why) and nothing to run."""
-    return [firmware for firmware in firmwares if not firmware.get("unbuilt")]
+def of(env):
+    """The board module of an environment's $BOARD."""
+    return load(env["BOARD"])
 
 
-def external_model(firmware):
-    """[model hex, model binary] of a firmware built with model_placement=external (the
-    `model` argument of run_command and debug_command), else None."""
-    if not firmware.get("model_hex"):
-        return None
-    return [str(firmware["model_hex"]), str(firmware["model_bin"])]
+def regions_of(env):
+    """The memory regions of $BOARD for $MODEL_PLACEMENT."""
+    return of(env).regions(env.get("MODEL_PLACEMENT", "embedded"))
 
 
-def simulation_inputs(firmware):
-    """What `scons run` and `scons debug` hand a simulator for one firmware (a dict of
-    nodes): the ELF, its hex, and an external model's hex and binary when it has one."""
-    return [firmware["elf"], firmware["hex"]] + \
-        [firmware[k] for k in ("model_hex", "model_bin") if firmware.get(k)]
+def region(regions, kind):
+    """The region that holds code ("code") or data ("data"): its own, or the one that
+    holds both."""
+    return next(r for r in regions if r.kind in (kind, "all"))

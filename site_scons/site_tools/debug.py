@@ -126,16 +126,16 @@ def _run_gdb_interactive(argv):
 
 def _debug(target, source, env):
     firmware = env["DEBUG_FIRMWARE"]
-    board = env["BOARD_MODULE"]
+    board = boards.of(env)
     gdb = shutil.which(GDB)
     if not gdb:
         raise SCons.Errors.UserError(NO_GDB_MESSAGE)
-    commands = env.get("debug_commands", "")
-    model = boards.external_model(firmware)
-    elf = str(firmware["elf"])
+    commands = env.get("DEBUG_COMMANDS", "")
+    model = firmware.external_model
+    elf = str(firmware.elf)
     with tempfile.TemporaryDirectory(prefix="corev-debug-") as workdir:
         port = free_port()
-        argv = board.debug_command(elf, str(firmware["hex"]), env, workdir, port, model=model)
+        argv = board.debug_command(elf, str(firmware.hex), env, workdir, port, model=model)
         if argv is None:
             raise SCons.Errors.UserError(board.NO_RUNNER_MESSAGE)
         init = os.path.join(workdir, "init.gdb")
@@ -145,7 +145,7 @@ def _debug(target, source, env):
             gdb_argv = [gdb, "-nx", "-q", "-batch", "-x", init, "-x", commands, elf]
         else:
             gdb_argv = [gdb, "-q", "-x", init, elf]
-        if env.get("verbose"):
+        if env.get("VERBOSE"):
             print(" ".join(argv))
             print(" ".join(gdb_argv))
         if env["BUILD_TYPE"] == "Release":
@@ -176,27 +176,29 @@ def _debug(target, source, env):
 
 def _check_request(env):
     """`scons debug` asked for: what makes it impossible, as one line, before building."""
-    board = env["BOARD_MODULE"]
+    board = boards.of(env)
     if not hasattr(board, "debug_command"):
         raise BuildSetupError(getattr(board, "NO_DEBUG_MESSAGE",
                                       "board=%s has no debugger support: use board=qemu."
                                       % board.NAME))
-    if env.get("debug_commands") and not os.path.isfile(env["debug_commands"]):
-        raise BuildSetupError("debug_commands=%s: no such file." % env["debug_commands"])
+    if env.get("DEBUG_COMMANDS") and not os.path.isfile(env["DEBUG_COMMANDS"]):
+        raise BuildSetupError("debug_commands=%s: no such file." % env["DEBUG_COMMANDS"])
     if not shutil.which(GDB):
         raise BuildSetupError(NO_GDB_MESSAGE)
 
 
-def DebugFirmwares(env, firmwares):
-    """The `debug` alias for the one firmware of this build."""
-    from SCons.Script import COMMAND_LINE_TARGETS
-    if "debug" in COMMAND_LINE_TARGETS and len(firmwares) != 1:
+def DebugFirmwares(env, firmwares, requested=False):
+    """The `debug` alias for the one firmware of this build. requested: `debug` is among
+    the targets: what makes it impossible is said now, before building."""
+    if requested:
+        _check_request(env)
+    if requested and len(firmwares) != 1:
         raise BuildSetupError("scons debug debugs one firmware: give one model= (this build "
                               "has %d)." % len(firmwares))
     if not firmwares:
         return []
     firmware = firmwares[0]
-    debug = env.Alias("debug", boards.simulation_inputs(firmware),
+    debug = env.Alias("debug", firmware.simulation_inputs,
                       Action(_debug, "Debugging on $board"),
                       DEBUG_FIRMWARE=firmware)
     env.AlwaysBuild(debug)
@@ -204,9 +206,7 @@ def DebugFirmwares(env, firmwares):
 
 
 def generate(env):
-    from SCons.Script import COMMAND_LINE_TARGETS
-    if "debug" in COMMAND_LINE_TARGETS:
-        _check_request(env)
+    env.SetDefault(DEBUG_COMMANDS="", BOARD="qemu")
     env.AddMethod(DebugFirmwares)
 
 

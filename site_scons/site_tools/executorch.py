@@ -13,9 +13,17 @@ codegen (the executorch_codegen tool). What one variant builds:
     registration/<lib>-<sel>/  codegen and registration of one library's selection
     registry/<sel>/          operator_registry.cpp, its table sized for the selection
 
-    env.Tool("executorch")                 # needs $executorch (the tree) and the toolchain
-    runtime = env.ExecuTorchRuntime()      # {"core": lib, "prim_ops": lib}
-    kernels = env.ExecuTorchKernels(plan)  # op objects per library, helpers, registrations
+    env.Tool("executorch")
+    env["ET_ROOT"] = "/src/executorch"       # construction variables, defaults if unset:
+    env["ET_LOG_LEVEL"] = "Info"             # Off, Debug, Info, Error, Fatal; $PROFILE: the
+                                             # runtime's event-tracer hooks; $VARIANT_DIR
+    runtime = env.ExecuTorchRuntime()        # {"core": lib, "prim_ops": lib}
+    plan = kernel_plan.plan(env["ET_ROOT"], program.kernel_keys, cmsis_nn=...)
+    kernels = env.ExecuTorchKernels(plan)    # an etcorev.artifacts.KernelBuild
+
+Nodes that several models of a build share (a kernel object compiled for one dtype
+selection, a registration, the registry) are made once: the environments cloned from
+one share what they made.
 """
 
 import hashlib
@@ -29,6 +37,7 @@ import sys
 from SCons.Action import Action
 
 from etcorev import require_tools
+from etcorev.artifacts import KernelBuild
 from etcorev.build import builddir
 from etcorev.executorch import et_index
 from etcorev.errors import BuildSetupError
@@ -45,7 +54,7 @@ REGISTRY_SOURCE = "runtime/kernel/operator_registry.cpp"
 
 
 def _root(env):
-    root = env.get("executorch", "")
+    root = env.get("ET_ROOT", "")
     if not root:
         raise BuildSetupError(
             "No ExecuTorch source tree given. Clone ExecuTorch (v1.4.1; v1.0.0 also works) "
@@ -137,6 +146,7 @@ def _in(env, *parts):
 
 def ExecuTorchSchema(env):
     """program_generated.h and scalar_type_generated.h in the variant's gen directory."""
+    env.ExecuTorchTree()
     schema_dir = os.path.join(env["ET_ROOT"], "schema")
     out_dir = os.path.join(env["ET_GEN_DIR"], "executorch", "schema")
     schema = env.Command(
@@ -162,8 +172,8 @@ def _tree_objects(env, directory, sources):
 
 def ExecuTorchRuntime(env):
     """executorch_core (without operator_registry.cpp, which each model's selection
-    sizes) and the prim ops."""
-    root = env["ET_ROOT"]
+    sizes) and the prim ops: {"core": library, "prim_ops": library}."""
+    root = env.ExecuTorchTree()
     core_sources = [s for s in et_index.core_sources(root, pal="minimal") if s != REGISTRY_SOURCE]
     core_objects = _tree_objects(env, _in(env, "et", "core"), core_sources)
     env.Depends(core_objects, env.ExecuTorchSchema())
@@ -198,18 +208,17 @@ def _object_base(env, source):
     return os.path.basename(source)
 
 
-def ExecuTorchKernels(env, plan, made=None):
-    """The kernel libraries, registrations and registry for a kernel_plan.Plan. made:
-    a dict shared between the calls of one build, so that shared nodes are made once.
-    Returns {"objects": [op objects of each kernel set], "helpers": [objects],
-    "whole_archive": [registration libraries], "registry": [objects]}.
+def ExecuTorchKernels(env, plan):
+    """The kernel libraries, registrations and registry for a kernel_plan.Plan, as an
+    etcorev.artifacts.KernelBuild.
 
     The helpers (util/, pattern/) are one list for all the libraries: each is compiled
     for the first library that needs it, and a later library's operators need it too
     (the portable reductions and the CORE-V softmax's fallback share reduce_util.cpp).
     Archived with the operators of one library, a helper is passed by before a later
     library's archive asks for it; archived after every library's operators, it links."""
-    made = {} if made is None else made
+    env.ExecuTorchTree()
+    made = env["FIRMWARE_SHARED"].made
 
     def once(key, make):
         if key not in made:
@@ -221,8 +230,6 @@ def ExecuTorchKernels(env, plan, made=None):
     for kernel_set in plan.kernel_sets:
         lib_env = env.Clone()
         lib_env.Append(CPPPATH=list(kernel_set.include_dirs))
-        if kernel_set.kind == "corev":
-            lib_env.Append(CCFLAGS=env.get("COREV_KERNEL_CCFLAGS", []))
         selection = kernel_set.selection
         # Yamls inside the checkout (kernels/corev) by their path in it: the directory
         # name, part of every cache key below it, is then the same in every checkout.
@@ -296,8 +303,8 @@ def ExecuTorchKernels(env, plan, made=None):
         libs.append(objects)
     registry_dir = _in(env, "registry", _digest([k.selection for k in plan.kernel_sets]))
     registry = once(registry_dir, lambda: env.ExecuTorchRegistry(registry_dir, oplists))
-    return {"objects": libs, "helpers": helpers, "dependencies": dependencies,
-            "whole_archive": registrations, "registry": registry}
+    return KernelBuild(objects=libs, helpers=helpers, dependencies=dependencies,
+                       registrations=registrations, registry=registry)
 
 
 # The inner loops of the kernels' libraries (CMSIS-NN): -O2 where the build is -Os
@@ -337,11 +344,14 @@ def ExecuTorchRegistry(env, out_dir, oplists):
     return obj
 
 
-def generate(env):
-    require_tools(env, "firmware")
-    if "VARIANT_DIR" not in env or "TOOLCHAIN_PREFIX" not in env:
-        raise BuildSetupError("The executorch tool needs the toolchain and $VARIANT_DIR set "
-                              "first (SConstruct: toolchain.configure(env)).")
+def ExecuTorchTree(env):
+    """Check $ET_ROOT and configure env to compile against it (once): include paths,
+    ExecuTorch's defines for $ET_LOG_LEVEL, $BUILD_TYPE and $PROFILE, the schema's flatc
+    and headers. Every ExecuTorch* pseudo-builder calls it first; call it before
+    compiling sources of your own that include ExecuTorch's headers. Returns the tree."""
+    if env.get("ET_VERSION"):
+        return env["ET_ROOT"]
+    env.RiscvToolchain()
     root = _root(env)
     version = _check_version(root)
     flatc, flatbuffers_include, flatbuffers_defines = _flatbuffers_config(root)
@@ -357,12 +367,13 @@ def generate(env):
             env.Glob(os.path.join(DEBIAN_FLATBUFFERS, "*.h")))
     env.Replace(ET_ROOT=root, ET_VERSION=version or "unknown", ET_GEN_DIR=gen_dir, FLATC=flatc)
 
+    level = env["ET_LOG_LEVEL"]
     defines = ["C10_USING_CUSTOM_GENERATED_MACROS", ("FLATBUFFERS_MAX_ALIGNMENT", 1024),
-               ("ET_LOG_ENABLED", 0 if env["logging"] == "Off" else 1),
+               ("ET_LOG_ENABLED", 0 if level == "Off" else 1),
                ("ET_ENABLE_PROGRAM_VERIFICATION", 1 if env["BUILD_TYPE"] == "Debug" else 0)]
-    if env["logging"] != "Off":
-        defines.append(("ET_MIN_LOG_LEVEL", env["logging"]))   # a token: Debug, Info, ...
-    if env.get("profile"):
+    if level != "Off":
+        defines.append(("ET_MIN_LOG_LEVEL", level))   # a token: Debug, Info, ...
+    if env["PROFILE"]:
         # The runtime's profiling events (method.cpp, program.cpp) for the runner's tracer.
         defines.append("ET_EVENT_TRACER_ENABLED")
     if version != "1.0.0":
@@ -376,10 +387,17 @@ def generate(env):
         # ExecuTorch deprecates its own aliases faster than its kernels stop using them.
         CXXFLAGS=["-Wno-deprecated-declarations"],
     )
-    require_tools(env, "executorch_codegen")
-    for method in (ExecuTorchSchema, ExecuTorchRuntime, ExecuTorchKernels, ExecuTorchRegistry):
+    return root
+
+
+def generate(env):
+    require_tools(env, "riscv_toolchain", "firmware", "executorch_codegen")
+    env.SetDefault(ET_ROOT="", ET_LOG_LEVEL="Off", PROFILE=False, CMSIS_NN_ROOT="",
+                   VARIANT_DIR="build")
+    for method in (ExecuTorchTree, ExecuTorchSchema, ExecuTorchRuntime, ExecuTorchKernels,
+                   ExecuTorchRegistry):
         env.AddMethod(method)
 
 
 def exists(env):
-    return bool(env.get("executorch"))
+    return True

@@ -36,7 +36,8 @@ import SCons.Errors
 from SCons.Action import Action
 from SCons.Builder import Builder
 
-from etcorev import require_tools
+from etcorev.toolchain import torchgen
+
 
 _LOCK = threading.Lock()
 
@@ -65,6 +66,7 @@ def run_codegen(env, target, module, argv):
     What the generator prints is held back: the job threads print the build's one-line
     messages meanwhile, and its words would land inside them. verbose=1 shows them whole."""
     root, failure = env["ET_ROOT"], None
+    torchgen.ensure()
     with _LOCK, _tree_on_path(root), _this_thread_output() as said:
         saved_argv = sys.argv
         sys.argv = [module] + list(argv)
@@ -78,7 +80,7 @@ def run_codegen(env, target, module, argv):
             failure = _failure(target, module, "%s: %s" % (type(error).__name__, error))
         finally:
             sys.argv = saved_argv
-    if env.get("verbose"):
+    if env.get("VERBOSE"):
         sys.stdout.write("  (in-process) python -m %s %s\n%s" % (module, " ".join(argv),
                                                                  said["stdout"]))
         sys.stderr.write(said["stderr"])
@@ -127,8 +129,7 @@ def _failure(target, module, what):
 
 
 def torchgen_dir():
-    import torchgen
-    return os.path.dirname(torchgen.__file__)
+    return os.path.join(torchgen.ensure(), "torchgen")
 
 
 def _gen_oplist(target, source, env):
@@ -236,8 +237,6 @@ def _gen_op_variants(target, source, env):
 
 
 def generate(env):
-    if not env.get("ET_ROOT"):
-        require_tools(env, "executorch")
     env["BUILDERS"].update(
         ETOplist=Builder(action=Action(_gen_oplist, "$GENCOMSTR")),
         ETSchemas=Builder(action=Action(_cut_schemas, "$GENCOMSTR")),

@@ -1,7 +1,7 @@
 """`scons inspect`: where the firmware's bytes go, by library, object file and symbol.
 
     env.Tool("inspect_firmware")
-    env.InspectFirmwares(firmwares)      # the dicts env.Firmware returns
+    env.InspectFirmwares(firmwares)      # the etcorev.artifacts.Firmware of env.Firmware
 
 From the ELF and the map beside it (site_scons/etcorev/image/footprint.py; the tables and the
 picture by footprint_report.py), the InspectReport builder writes two files beside the
@@ -16,7 +16,7 @@ The `inspect` alias builds them and prints the tables; with `inspect_against=OTH
 
 Construction variables (set only if unset): $INSPECT_TOP (rows in the top objects and
 symbols tables, 10), $INSPECTCOMSTR, $INSPECTTEXTSUFFIX (.inspect.txt),
-$INSPECTHTMLSUFFIX (.inspect.html). $inspect_against is the option's value.
+$INSPECTHTMLSUFFIX (.inspect.html), $INSPECT_AGAINST (another firmware's ELF, or empty).
 """
 
 import os
@@ -69,7 +69,7 @@ InspectReportBuilder = SCons.Builder.Builder(
 
 def _print_inspection(target, source, env):
     """The alias's action: the tables, then the growth from inspect_against."""
-    other = env.get("inspect_against")      # an absolute path (SConstruct)
+    other = env.get("INSPECT_AGAINST")      # an absolute path (SConstruct)
     if other:                      # a bad file fails before anything is printed
         old = _inspect(target[0], other, option="inspect_against")
     with open(str(source[0]), encoding="utf-8") as f:
@@ -89,12 +89,12 @@ def InspectFirmwares(env, firmwares):
     its tables), [tables, picture]."""
     reports = []
     for firmware in firmwares:
-        elf = firmware["elf"]
+        elf = firmware.elf
         report = env.InspectReport(elf)
         env.Depends(report, [env.File(module.__file__) for module in INSPECTOR_MODULES])
         env.Clean(elf, report)
         alias = env.Alias("inspect-" + os.path.basename(os.path.dirname(elf.abspath)),
-                          report + [elf, firmware["map"]], PRINT_ACTION)
+                          report + [elf, firmware.map], PRINT_ACTION)
         env.AlwaysBuild(alias)
         env.Alias("inspect", alias)
         reports += report

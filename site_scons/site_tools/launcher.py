@@ -15,26 +15,20 @@ the compile commands also see HOME, XDG_CACHE_HOME and XDG_CONFIG_HOME (where cc
 distcc keep their settings) and every DISTCC_*, CCACHE_* and ICECC_* variable.
 A launcher that is not installed is a BuildSetupError, before anything is built.
 
-Load it after the compiler tools (cc, c++, gas): it replaces their compile actions.
+$LAUNCHER is the command as typed (a string). The tool loads the compiler tools (cc,
+c++, gas) first: it replaces their compile actions.
 """
 
 import os
 import shlex
 import shutil
 
-import SCons.Defaults
 from SCons.Action import Action
 
+from etcorev import require_tools
+from etcorev.build import scons_internals
 from etcorev.errors import BuildSetupError
 
-# The compile actions of SCons's cc, c++ and as tools, and the command each one runs.
-COMPILE_ACTIONS = {
-    SCons.Defaults.CAction: "CC",
-    SCons.Defaults.ShCAction: "SHCC",
-    SCons.Defaults.CXXAction: "CXX",
-    SCons.Defaults.ShCXXAction: "SHCXX",
-    SCons.Defaults.ASPPAction: "ASPP",
-}
 PASSED_VARIABLES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")
 PASSED_PREFIXES = ("DISTCC_", "CCACHE_", "ICECC_")
 KNOWN = ("ccache", "distcc", "icecc")       # Debian packages of these names (setup.sh)
@@ -67,7 +61,8 @@ def passed_environment(environ):
 
 
 def generate(env):
-    words = launcher_command(env.get("launcher", ""), env["ENV"].get("PATH"))
+    require_tools(env, "cc", "c++", "gas")
+    words = launcher_command(env.get("LAUNCHER", ""), env["ENV"].get("PATH"))
     if not words:
         return
     env["COMPILER_LAUNCHER"] = words
@@ -76,15 +71,13 @@ def generate(env):
         builder = env["BUILDERS"].get(name)
         if builder is None:
             continue
-        for suffix, action in list(builder.cmdgen.items()):
-            command = COMPILE_ACTIONS.get(action)
-            if command:
-                builder.add_action(suffix, Action("$( $COMPILER_LAUNCHER $) $%sCOM" % command,
-                                                  "$%sCOMSTR" % command))
+        for suffix, command in scons_internals.compile_actions(builder):
+            scons_internals.set_compile_action(builder, suffix, Action(
+                "$( $COMPILER_LAUNCHER $) $%sCOM" % command, "$%sCOMSTR" % command))
 
 
 def exists(env):
     try:
-        return bool(launcher_command(env.get("launcher", ""), env["ENV"].get("PATH")))
+        return bool(launcher_command(env.get("LAUNCHER", ""), env["ENV"].get("PATH")))
     except BuildSetupError:
         return False

@@ -21,6 +21,7 @@ import zlib
 from SCons.Action import Action
 from SCons.Builder import Builder
 
+from etcorev import boards, require_tools
 from etcorev.image import elfout
 
 XXD_BYTES_PER_LINE = 12
@@ -123,14 +124,14 @@ def _write_model_image(target, source, env):
     with open(source[0].abspath, "rb") as f:
         data = f.read()
     image = model_image(data, pte.read_pte(data).operators)
-    region = next(r for r in env["MEMORY_REGION_OBJECTS"] if r.name == "model")
-    if len(image) > region.length:
+    region = next(r for r in env["MEMORY_REGIONS"] if r["name"] == "model")
+    if len(image) > region["length"]:
         from SCons.Errors import BuildError
         raise BuildError(node=target[0], errstr="the model (%d bytes) does not fit the board's "
-                         "model region (%d bytes at 0x%08x)" % (len(image), region.length,
-                                                                 region.origin))
+                         "model region (%d bytes at 0x%08x)" % (len(image), region["length"],
+                                                                 region["origin"]))
     with open(target[0].abspath, "wb") as f:
-        f.write(elfout.verilog_hex_block(region.origin, image))
+        f.write(elfout.verilog_hex_block(region["origin"], image))
     with open(target[1].abspath, "wb") as f:
         f.write(image)
 
@@ -148,8 +149,10 @@ def _by_content(env):
 def ModelImage(env, target_base, pte):
     """The model region's contents: a Verilog hex (testbench) and a raw binary (QEMU's
     loader device), both at the region's address."""
-    return _by_content(env).Command([target_base + ".hex", target_base + ".bin"], pte,
-                       Action(_write_model_image, "$GENCOMSTR", varlist=["MEMORY_REGIONS"]))
+    return _by_content(env).Command(
+        [target_base + ".hex", target_base + ".bin"], pte,
+        Action(_write_model_image, "$GENCOMSTR", varlist=["MEMORY_REGIONS"]),
+        MEMORY_REGIONS=[r.as_dict() for r in boards.regions_of(env)])
 
 
 def EmbedModel(env, target_base, pte, method="incbin"):
@@ -184,6 +187,7 @@ def EmbedModel(env, target_base, pte, method="incbin"):
 
 
 def generate(env):
+    require_tools(env, "riscv_toolchain", "board", "textfile")
     env.SetDefault(MODEL_ALIGN=16, MODEL_SECTION=".rodata.model")
     env["BUILDERS"]["ModelXxd"] = Builder(action=Action(_write_xxd, "$GENCOMSTR"))
     env.AddMethod(EmbedModel)

@@ -1,4 +1,5 @@
-"""One-line build messages with progress, full command lines with verbose=1:
+"""One-line build messages with progress, full command lines with $VERBOSE (set it before
+the tool is loaded):
 
     [ 42%] Compiling executorch/runtime/core/evalue.cpp
 
@@ -26,7 +27,8 @@ import SCons.Node.FS
 import SCons.Script
 import SCons.Util
 
-from etcorev import add_progress
+from etcorev import add_progress, require_tools
+from etcorev.build import scons_internals
 
 MESSAGES = {
     "CCCOMSTR": "Compiling $QUIET_SOURCE",
@@ -116,8 +118,8 @@ def _short_path(env, node):
     path = node.get_abspath() if hasattr(node, "get_abspath") else str(node)
     top = env.Dir("#").abspath
     bases = [top]
-    if env.get("build_dir"):
-        bases.append(os.path.normpath(os.path.join(top, env["build_dir"])))
+    if env.get("BUILD_DIR"):
+        bases.append(os.path.normpath(os.path.join(top, env["BUILD_DIR"])))
     if env.get("ET_ROOT"):
         bases.append(os.path.dirname(env["ET_ROOT"]))
     for base in bases:
@@ -139,17 +141,17 @@ def _quiet_textfile(env):
     that uses it (the same function and varlist, so the same signature)."""
     builder = env["BUILDERS"].get("Textfile")
     try:
-        action = SCons.Action.Action(builder.action.execfunction, "$TEXTFILECOMSTR",
-                                     varlist=builder.action.varlist)
+        function, varlist = scons_internals.textfile_function(builder)
     except AttributeError:      # not SCons's textfile tool as we know it: leave it
         return
+    action = SCons.Action.Action(function, "$TEXTFILECOMSTR", varlist=varlist)
     quiet = copy.copy(builder)
     quiet.action = action
     env["BUILDERS"]["Textfile"] = quiet
 
 
 def generate(env):
-    if env.get("verbose"):
+    if env.get("VERBOSE"):
         return
     env["QUIET_SOURCE"] = _quiet_source
     env["QUIET_TARGET"] = _quiet_target
@@ -157,6 +159,7 @@ def generate(env):
     env["PRINT_CMD_LINE_FUNC"] = progress.print_line
     for name, message in MESSAGES.items():
         env[name] = message
+    require_tools(env, "textfile")
     _quiet_textfile(env)
     add_progress(progress)
 

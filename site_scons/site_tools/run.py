@@ -21,6 +21,7 @@ import SCons.Errors
 from SCons.Action import Action
 
 from etcorev import boards
+from etcorev.build import scons_internals
 from etcorev.image import memory_usage
 from etcorev.pte import model_io
 from etcorev.run import failures, profile, simulator
@@ -35,36 +36,36 @@ class ProgramExit(SCons.Errors.BuildError):
 
 def _run_one(firmware, env):
     """Run one firmware; returns (status, output text, cycles, note)."""
-    board = env["BOARD_MODULE"]
-    model = boards.external_model(firmware)
+    board = boards.of(env)
+    model = firmware.external_model
     # Simulators may leave files in their working directory: give them a scratch one.
     with tempfile.TemporaryDirectory(prefix="corev-run-") as workdir:
-        argv = board.run_command(str(firmware["elf"]), str(firmware["hex"]), env, workdir,
+        argv = board.run_command(str(firmware.elf), str(firmware.hex), env, workdir,
                                  model=model)
         if argv is None:
             raise SCons.Errors.UserError(board.NO_RUNNER_MESSAGE)
-        if env.get("verbose"):
+        if env.get("VERBOSE"):
             print(" ".join(argv))
         try:
-            finished = simulator.run(argv, workdir, env["timeout"])
+            finished = simulator.run(argv, workdir, env["RUN_TIMEOUT"])
         except OSError as error:           # not there, not executable, not a program
-            option = getattr(board, "RUNNER_OPTION", None)
+            option, variable = getattr(board, "RUNNER_OPTION", (None, None))
             raise SCons.Errors.UserError("Cannot start %s: %s." % (
-                "%s=%s" % (option, env[option]) if option else argv[0], error.strerror))
+                "%s=%s" % (option, env[variable]) if option else argv[0], error.strerror))
     if finished.stopped_by:
         name = signal.Signals(finished.stopped_by).name
         raise ProgramExit(errstr="%s: stopped the run (%s)" % (name, argv[0]),
                           status=128 + finished.stopped_by)
     if finished.timed_out:
         return (TIMEOUT_STATUS, finished.output, None,
-                "stopped after timeout=%g s" % env["timeout"])
+                "stopped after timeout=%g s" % env["RUN_TIMEOUT"])
     result = board.parse_run(finished.output, finished.returncode)
     return int(result.exit_status), finished.output, result.cycles, result.note
 
 
 def _check_outputs(firmware, text, env):
     """None when the printed outputs are complete (and as expected), else why not."""
-    model = firmware.get("model")
+    model = firmware.model
     if model is None:
         return None
     printed = model_io.parse_outputs(text)
@@ -73,7 +74,7 @@ def _check_outputs(firmware, text, env):
         return "printed %d of the method's %d outputs" % (len(printed), wanted)
     if model.expected:
         expected = model_io.read_tensors(model.expected, "outputs", "expected")
-        difference = model_io.compare(printed, expected, env["atol"], env["rtol"])
+        difference = model_io.compare(printed, expected, env["RUN_ATOL"], env["RUN_RTOL"])
         if difference:
             return "%s (%s)" % (difference, os.path.basename(model.expected))
         return "ok"
@@ -83,22 +84,22 @@ def _check_outputs(firmware, text, env):
 def _run(target, source, env):
     rows, failed = [], None
     for firmware in env["RUN_FIRMWARES"]:
-        if firmware.get("unbuilt"):           # a model of the set that was not built
-            problem = "not built: " + firmware["unbuilt"]
+        if not firmware.built:                # a model of the set that was not built
+            problem = "not built: " + firmware.unbuilt
             failed = failed or (problem, 1)
-            rows.append([firmware["model"].name, "FAIL"] + ["-"] * (len(PHASES) + 1)
+            rows.append([firmware.model.name, "FAIL"] + ["-"] * (len(PHASES) + 1)
                         + [problem])
             continue
         status, text, cycles, note = _run_one(firmware, env)
         said = [text.rstrip("\n")] if text else []   # printed in one write per firmware:
         if cycles is not None:                           # other jobs may print meanwhile
             said.append("Cycles: %d" % cycles)
-        if env.get("profile") and firmware.get("model") is not None:
+        if env.get("PROFILE") and firmware.model is not None:
             said.append(_profile_table(firmware, text, env))
         problem = None
         if status:
-            model = firmware.get("model")
-            problem = (failures.describe(text, str(firmware["elf"]), env.get("ET_ROOT"),
+            model = firmware.model
+            problem = (failures.describe(text, str(firmware.elf), env.get("ET_ROOT"),
                                          model.program.operators if model else ()) or note
                        or "the program exited with status %d" % status)
         check = None
@@ -123,17 +124,17 @@ def _run(target, source, env):
 
 def _profile_table(firmware, text, env):
     """profile=1: operators, calls, cycles (instructions on QEMU) and shares of execute."""
-    board = env["BOARD_MODULE"]
+    board = boards.of(env)
     return "\nProfile of %s on %s\n%s\n" % (
-        firmware["model"].name, board.NAME,
+        firmware.model.name, board.NAME,
         profile.table(profile.parse(text), getattr(board, "COUNTER_UNIT", "cycles")))
 
 
 def _row(firmware, status, text, check, problem):
     cycles = {m.group(1): int(m.group(2)) for m in re.finditer(
         r"^Cycles (%s): (\d+)$" % "|".join(PHASES), text, re.M)}
-    sizes = memory_usage.memory_usage(str(firmware["elf"]), [])["totals"]
-    name = firmware["model"].name if firmware.get("model") else os.path.basename(str(firmware["elf"]))
+    sizes = memory_usage.memory_usage(str(firmware.elf), [])["totals"]
+    name = firmware.model.name if firmware.model else os.path.basename(str(firmware.elf))
     return [name, "ok" if not status else "FAIL %d" % status] + \
         [str(cycles.get(p, "-")) for p in PHASES] + \
         ["%d/%d" % (sizes["text"], sizes["data"] + sizes["bss"]),
@@ -158,24 +159,33 @@ def _exit_with_program_status():
         if isinstance(failure, ProgramExit) and isinstance(failure.status, int):
             sys.stdout.flush()
             sys.stderr.flush()
-            os._exit(failure.status)
+            scons_internals.exit_now(failure.status)
 
 
-def RunFirmwares(env, firmwares):
-    sources = [node for firmware in boards.built(firmwares)
-               for node in boards.simulation_inputs(firmware)]
-    run = env.Alias("run", sources, Action(_run, "Running on $board"),
+_exit_registered = []
+
+
+def RunFirmwares(env, firmwares, requested=False):
+    """The `run` alias for these firmwares (etcorev.artifacts.Firmware, built or not).
+    requested: `run` is among the targets: from here on, a stop signal stops the
+    simulator of a running program (this must be called from the main thread)."""
+    if requested:
+        simulator.watch_signals()
+    if not _exit_registered:
+        atexit.register(_exit_with_program_status)
+        _exit_registered.append(True)
+    sources = [node for firmware in firmwares if firmware.built
+               for node in firmware.simulation_inputs]
+    run = env.Alias("run", sources, Action(_run, "Running on $BOARD"),
                     RUN_FIRMWARES=firmwares)
     env.AlwaysBuild(run)
     return run
 
 
 def generate(env):
-    from SCons.Script import COMMAND_LINE_TARGETS
-    if "run" in COMMAND_LINE_TARGETS:
-        simulator.watch_signals()     # a stop signal stops the simulator (main thread)
+    env.SetDefault(RUN_TIMEOUT=300.0, RUN_MAX_CYCLES=200000000, RUN_RTOL=1e-5, RUN_ATOL=1e-6,
+                   VERILATOR_MODEL="", PROFILE=False, BOARD="qemu")
     env.AddMethod(RunFirmwares)
-    atexit.register(_exit_with_program_status)
 
 
 def exists(env):

@@ -10,6 +10,9 @@ from $WHOLE_ARCHIVE_LIBS, and the archives stay dependencies of the program.
 """
 
 
+from etcorev import require_tools
+
+
 def _whole_archive_flags(libs, target, source, env, for_signature):
     if not libs:
         return ""
@@ -25,6 +28,7 @@ def _emit_dependencies(target, source, env):
 
 
 def generate(env):
+    require_tools(env, "riscv_toolchain")      # the link command it extends
     env.SetDefault(WHOLE_ARCHIVE_LIBS=[])
     env["_whole_archive_flags"] = _whole_archive_flags
     env["_WHOLE_ARCHIVE"] = "${_whole_archive_flags(WHOLE_ARCHIVE_LIBS, TARGET, SOURCE, __env__, 0)}"

@@ -21,6 +21,7 @@
 #include <executorch/runtime/platform/runtime.h>
 
 #include "board.h"
+#include "corev_et.h"
 #include "runner_model.h"
 
 using executorch::aten::ScalarType;
@@ -288,7 +289,7 @@ Error prepare_inputs(Method& method) {
 
 }  // namespace
 
-int main() {
+int corev_et_run() {
   // mcycle counts from the start of crt0 (it clears mcountinhibit).
   print_cycles("startup", board_cycles());
   executorch::runtime::runtime_init();

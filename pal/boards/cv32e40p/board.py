@@ -10,7 +10,6 @@ import re
 
 from etcorev.boards import Region, RunResult
 
-DESCRIPTION = "CV32E40P Verilator testbench (core-v-verif), 4 MiB RAM at 0"
 SIMULATOR = "the Verilator testbench"
 
 DEFINES = [
@@ -30,12 +29,13 @@ MODEL_LENGTH = MiB - 16 * 1024
 
 def regions(model_placement):
     if model_placement == "external":
-        return [Region("ram", 0, MODEL_ORIGIN), Region("model", MODEL_ORIGIN, MODEL_LENGTH)]
+        return [Region("ram", 0, MODEL_ORIGIN),
+                Region("model", MODEL_ORIGIN, MODEL_LENGTH, kind="model")]
     return [Region("ram", 0, 4 * MiB)]
 
 
-# The option that names the simulator, for errors about it.
-RUNNER_OPTION = "verilator_model"
+# The option that names the simulator and its construction variable, for errors about it.
+RUNNER_OPTION = ("verilator_model", "VERILATOR_MODEL")
 
 NO_RUNNER_MESSAGE = (
     "No Verilator model to run board=cv32e40p firmware on: set verilator_model= to the "
@@ -44,7 +44,7 @@ NO_RUNNER_MESSAGE = (
 
 
 def run_command(elf, hexfile, env, workdir, model=None):
-    simulator = env.get("verilator_model", "")
+    simulator = env.get("VERILATOR_MODEL", "")
     if not simulator:
         return None
     # The testbench reads +firmware= into a 128-character buffer and writes a 3 MiB
@@ -56,8 +56,8 @@ def run_command(elf, hexfile, env, workdir, model=None):
             with open(part, newline="") as f:
                 out.write(f.read())
     argv = [os.path.abspath(simulator), "+firmware=firmware.hex"]
-    if env.get("max_cycles"):
-        argv.append("+maxcycles=%d" % env["max_cycles"])
+    if env.get("RUN_MAX_CYCLES"):
+        argv.append("+maxcycles=%d" % env["RUN_MAX_CYCLES"])
     return argv
 
 

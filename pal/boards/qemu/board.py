@@ -10,7 +10,6 @@ import shutil
 
 from etcorev.boards import Region, RunResult
 
-DESCRIPTION = "QEMU virt machine (qemu-system-riscv32), 64 MiB RAM at 0x80000000"
 SIMULATOR = "QEMU"
 
 DEFINES = [
@@ -30,7 +29,8 @@ MODEL_ORIGIN = RAM_ORIGIN + 48 * MiB
 
 def regions(model_placement):
     if model_placement == "external":
-        return [Region("ram", RAM_ORIGIN, 48 * MiB), Region("model", MODEL_ORIGIN, 16 * MiB)]
+        return [Region("ram", RAM_ORIGIN, 48 * MiB),
+                Region("model", MODEL_ORIGIN, 16 * MiB, kind="model")]
     return [Region("ram", RAM_ORIGIN, RAM_MIB * MiB)]
 
 

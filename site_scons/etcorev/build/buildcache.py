@@ -1,5 +1,6 @@
 """Build products shared between build directories and checkouts (cache=DIR)."""
 
+import json
 import os
 import re
 import tempfile
@@ -8,7 +9,7 @@ import SCons.CacheDir
 import SCons.Script
 import SCons.Util
 
-from etcorev.build import builddir
+from etcorev.build import builddir, scons_internals
 from etcorev.errors import BuildSetupError
 
 # Stands for the build directory in the linker maps kept in the cache.
@@ -68,7 +69,8 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
             sigs = [child.get_cachedir_csig() for child in node.children()]
             sigs += [action, path]
             sig = self.signatures[node] = SCons.Util.hash_collect(sigs)
-        cachedir = os.path.join(self.path, sig[:self.config["prefix_len"]].upper())
+        cachedir = os.path.join(self.path,
+                                sig[:scons_internals.cache_key_prefix(self)].upper())
         return cachedir, os.path.join(cachedir, sig)
 
     def _is_map(self, path):
@@ -109,6 +111,24 @@ def tree_places(root, top):
     return tuple(places)
 
 
+def _write_config(cache_dir):
+    """A new cache's config, written whole and at once: two scons processes that start
+    together on a new cache both create it in SCons's own code, and the second fails
+    with FileExistsError (SCons 4.11)."""
+    config = os.path.join(cache_dir, "config")
+    if os.path.exists(config):
+        return
+    fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".config-")
+    with os.fdopen(fd, "w") as f:
+        json.dump(scons_internals.new_cache_config(), f)
+    try:
+        os.link(tmp, config)          # never over another's: the same content anyway
+    except FileExistsError:
+        pass
+    finally:
+        os.remove(tmp)
+
+
 def use_cache(env, cache_dir, build_dir, executorch=None):
     """Builds in build_dir share cache_dir; executorch: the ExecuTorch tree's absolute
     path, if the build has one."""
@@ -121,6 +141,7 @@ def use_cache(env, cache_dir, build_dir, executorch=None):
         try:                # SCons writes its config and entries there: a stack trace
             probe = tempfile.NamedTemporaryFile(dir=cache_dir, prefix=".probe-")
             probe.close()
+            _write_config(cache_dir)
         except OSError as error:
             raise BuildSetupError(
                 "Cannot write in the cache directory %s (cache=): %s. Give one you can "

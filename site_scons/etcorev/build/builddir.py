@@ -6,8 +6,7 @@ import fcntl
 import os
 import time
 
-import SCons.SConsign
-
+from etcorev.build import scons_internals
 from etcorev.errors import BuildSetupError
 from etcorev.build.signature_db import SignaturesNotWritten
 
@@ -123,10 +122,11 @@ class SignatureCheckpoint:
         if now - self.last < self.seconds:
             return
         self.last = now
+        files, databases = scons_internals.signature_files()
         try:
-            for sig_file in list(SCons.SConsign.sig_files):
+            for sig_file in files:
                 sig_file.write(sync=0)
-            for db in SCons.SConsign.DB_sync_list:
+            for db in databases:
                 if hasattr(db, "sync"):
                     db.sync()
         except SignaturesNotWritten:      # said once (signature_db); SCons tries at the end

@@ -22,8 +22,8 @@ def method_pool_size(method):
 def pool_sizes(method, env):
     """(planned, method pool, temp pool) in bytes: the runner's static memory."""
     planned = sum(aligned(size) for size in method.planned_buffer_sizes)
-    return (planned, env["method_pool"] or method_pool_size(method),
-            env["temp_pool"] or DEFAULT_TEMP_POOL)
+    return (planned, env.get("RUNNER_METHOD_POOL") or method_pool_size(method),
+            env.get("RUNNER_TEMP_POOL") or DEFAULT_TEMP_POOL)
 
 
 def check_fits(program, model_file, env, region, embedded):
@@ -44,7 +44,7 @@ def check_fits(program, model_file, env, region, embedded):
         "The model '%s' does not fit board=%s: %s make %s bytes before any code, more than "
         "its %s region's %s bytes. Use a board with more memory, or a model that plans "
         "less (smaller activations)."
-        % (model_file, env["board"], ", ".join("%s %s" % (name, "{:,}".format(size))
+        % (model_file, env["BOARD"], ", ".join("%s %s" % (name, "{:,}".format(size))
                                              for name, size in parts),
            "{:,}".format(total), region.name, "{:,}".format(region.length)))
 
@@ -66,11 +66,11 @@ def header_lines(program, model_file, env, inputs=()):
         "#define RUNNER_TEMP_POOL_SIZE %d" % temp_pool,
         "#define RUNNER_PLANNED_POOL_SIZE %d" % planned_pool,
         "#define RUNNER_MAX_PLANNED_BUFFERS %d" % len(planned),
-        "#define RUNNER_NUM_EXECUTIONS %d" % env["num_executions"],
+        "#define RUNNER_NUM_EXECUTIONS %d" % env["RUNNER_NUM_EXECUTIONS"],
         "#define RUNNER_NUM_OUTPUTS %d" % len(method.outputs),
         "#define RUNNER_NUM_INPUTS %d" % len(inputs),
     ]
-    if env.get("profile"):
+    if env.get("PROFILE"):
         # The cycle tracer's tables (cycle_tracer.h), sized for the method.
         lines += ["#define RUNNER_PROFILE_MAX_%s %d" % (name, max(1, count)) for name, count in (
             ("OPERATORS", len(method.operators)), ("DELEGATES", len(method.delegates)),
@@ -87,10 +87,10 @@ def header_lines(program, model_file, env, inputs=()):
 def runner_defines(env):
     """What the runner's own sources are compiled with: the variant's options, the same
     for every model (the model's values are in the header, for runner_model.cpp)."""
-    return [("RUNNER_MODEL_EXTERNAL", int(env["model_placement"] == "external")),
+    return [("RUNNER_MODEL_EXTERNAL", int(env["MODEL_PLACEMENT"] == "external")),
             ("RUNNER_VERIFICATION", "Program::Verification::%s"
              % ("InternalConsistency" if env["BUILD_TYPE"] == "Debug" else "Minimal")),
-            ("RUNNER_PROFILE", int(bool(env.get("profile"))))]
+            ("RUNNER_PROFILE", int(bool(env.get("PROFILE"))))]
 
 
 def clock_defines(clock_hz):

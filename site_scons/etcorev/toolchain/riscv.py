@@ -1,6 +1,8 @@
 """The bare-metal RISC-V toolchain, as the application note's riscv32-corev-elf.cmake
 describes it: compiler prefix, ISA/ABI, language standards, build types, section GC,
-LTO/PIC and our own startup code. SConstruct calls get_opts() and configure(env).
+LTO/PIC and our own startup code. The riscv_toolchain tool calls configure(env), which
+reads the construction variables TOOLCHAIN (a prefix, or empty for the default), ISA,
+BUILD_TYPE, LTO (auto, 0, 1) and PIC.
 
 Two toolchains are supported:
 - CORE-V GCC (`riscv32-corev-elf-`, newlib and libstdc++ come with it): the one on PATH
@@ -15,8 +17,6 @@ one place: pal/boards/common/libc_<picolibc|newlib>.c (system calls, console, ex
 
 import os
 import shutil
-
-from SCons.Script import BoolVariable, EnumVariable
 
 from etcorev.toolchain import compiler_facts, corev_gcc, libstdcxx
 from etcorev.errors import BuildSetupError
@@ -44,39 +44,17 @@ BUILD_TYPES = {
 }
 
 
-def get_opts():
-    return [
-        ("toolchain", "compiler prefix, with or without a directory (default: "
-         "riscv32-corev-elf- on PATH, else the CORE-V GCC that ./setup.sh --corev-gcc built, "
-         "else riscv64-unknown-elf- with picolibc)", ""),
-        EnumVariable("isa", "RISC-V ISA and ABI", "rv32imc", allowed_values=tuple(ISAS)),
-        EnumVariable("build_type", "optimisation and debug information", "Release",
-                     allowed_values=tuple(BUILD_TYPES)),
-        BoolVariable("debug", "shorthand for build_type=Debug", False),
-        EnumVariable("lto", "link-time optimisation (auto: on for Release)", "auto",
-                     allowed_values=("auto", "0", "1")),
-        BoolVariable("pic", "position-independent code", False),
-    ]
-
-
-def build_type(env):
-    return "Debug" if env["debug"] else env["build_type"]
-
-
 def lto_enabled(env):
-    if env["lto"] == "auto":
-        return build_type(env) == "Release"
-    return env["lto"] == "1"
+    if env["LTO"] in ("auto", None, ""):
+        return env["BUILD_TYPE"] == "Release"
+    return str(env["LTO"]) in ("1", "True", "true")
 
 
-def variant_flags(env):
-    """Name parts for what differs from the build type's defaults."""
-    parts = []
-    if lto_enabled(env) != (build_type(env) == "Release"):
-        parts.append("lto" if lto_enabled(env) else "nolto")
-    if env["pic"]:
-        parts.append("pic")
-    return parts
+def lto_part(env):
+    """The variant's name part when LTO differs from the build type's default."""
+    if lto_enabled(env) != (env["BUILD_TYPE"] == "Release"):
+        return "lto" if lto_enabled(env) else "nolto"
+    return None
 
 
 def short_name(env):
@@ -136,10 +114,10 @@ def _check(prefix, isa):
 
 
 def configure(env):
-    """Set compilers and flags on env for the options in env (isa, build_type, ...)."""
-    prefix = find_prefix(env["toolchain"])
-    facts = _check(prefix, env["isa"])
-    kind = build_type(env)
+    """Set compilers and flags on env for TOOLCHAIN, ISA, BUILD_TYPE, LTO and PIC."""
+    prefix = find_prefix(env["TOOLCHAIN"])
+    facts = _check(prefix, env["ISA"])
+    kind = env["BUILD_TYPE"]
     opt_flags, opt_defines = BUILD_TYPES[kind]
     picolibc = facts["libc"] == "picolibc"
 
@@ -168,13 +146,13 @@ def configure(env):
         # Our sources; the ExecuTorch tree's compile without (site_tools/executorch.py).
         WARNING_FLAGS=["-Wall"],
     )
-    target_flags = _isa_flags(env["isa"]) + [
+    target_flags = _isa_flags(env["ISA"]) + [
         "--specs=picolibc.specs" if picolibc else "--specs=nano.specs"]
     common = target_flags + opt_flags + ["-ffunction-sections", "-fdata-sections",
                                          "$WARNING_FLAGS"]
     if lto_enabled(env):
         common.append("-flto")
-    if env["pic"]:
+    if env["PIC"]:
         common.append("-fPIC")
     env.Append(
         CCFLAGS=common,
@@ -195,13 +173,13 @@ def configure(env):
                           "-Wl,--no-warn-rwx-segments"])
     if picolibc:
         _use_built_libstdcxx(env, prefix, facts)
-    elif not facts["isas"][env["isa"]]["libstdcxx"]:
+    elif not facts["isas"][env["ISA"]]["libstdcxx"]:
         raise BuildSetupError(
             "toolchain=%s has no C++ library (libstdc++.a) for isa=%s: ExecuTorch is C++ and "
             "needs one. Use a toolchain built with C++ (CORE-V GCC is; `./setup.sh "
-            "--corev-gcc` builds one)." % (prefix, env["isa"]))
+            "--corev-gcc` builds one)." % (prefix, env["ISA"]))
     else:
-        _cxx11_math(env, prefix, facts["isas"][env["isa"]].get("cxx11_math", "yes"))
+        _cxx11_math(env, prefix, facts["isas"][env["ISA"]].get("cxx11_math", "yes"))
     return prefix
 
 
@@ -223,7 +201,7 @@ def _cxx11_math(env, prefix, answer):
 
 def _use_built_libstdcxx(env, prefix, facts):
     """Debian's picolibc toolchain: the libstdc++ set-up built (only looked up here)."""
-    multilib = facts["isas"][env["isa"]]["multilib"]
+    multilib = facts["isas"][env["ISA"]]["multilib"]
     try:
         root = libstdcxx.installed(prefix, multilib)
     except libstdcxx.LibstdcxxError as error:

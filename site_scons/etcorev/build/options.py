@@ -1,0 +1,170 @@
+"""The build's options in one table: name, values, default, help (the SCons Variables
+declarations of etcorev.build.cli), the construction variable each one sets, and whether
+it changes the code (and then what it adds to the variant directory's name).
+
+From it SConstruct derives `scons -h`, the validation of every value (as it is declared)
+and the variant directory, and maps the options onto construction variables once: the
+tools (site_scons/site_tools) read UPPERCASE construction variables only, so they serve
+any SConstruct, ours or a user's.
+
+Options without a variable are SConstruct's own (what to build: app=, compiledb=,
+cache=, build_dir=).
+"""
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Optional, Tuple
+
+from SCons.Script import BoolVariable, EnumVariable, ListVariable
+
+from etcorev import boards
+from etcorev.build.cli import (CommandOption, FloatOption, IntOption, NonEmptyOption,
+                               PathOption, PathOrOffOption)
+from etcorev.image.output_formats import FORMATS
+from etcorev.toolchain import riscv
+
+
+@dataclass(frozen=True)
+class Option:
+    declaration: tuple                  # an SCons Variables declaration (etcorev.build.cli)
+    variable: Optional[str] = None      # the construction variable it sets
+    # Changes the code: (its place in the variant's name, the part it adds, from the
+    # construction environment once the toolchain is configured, or None for nothing).
+    variant: Optional[Tuple[int, Callable]] = None
+
+    @property
+    def name(self):
+        return self.declaration[0]
+
+
+def _flag(name, variable, when=True):
+    return lambda env: name if env[variable] == when else None
+
+
+def _lower(variable, prefix=""):
+    return lambda env: prefix + str(env[variable]).lower()
+
+
+OPTIONS = (
+    # What to build
+    Option(PathOption("model", "the .pte model(s) to run: a file, a directory (every .pte "
+                      "in it) or a comma-separated list of both", "examples/models/add.pte"),
+           "MODEL"),
+    Option(EnumVariable("model_placement", "link the model into the image, or leave it to "
+                        "a separate hex for the board's model (flash) region", "embedded",
+                        allowed_values=("embedded", "external")),
+           "MODEL_PLACEMENT", (8, _flag("xip", "MODEL_PLACEMENT", "external"))),
+    Option(EnumVariable("embed", "how the model gets into the image", "incbin",
+                        allowed_values=("incbin", "xxd", "embed")), "MODEL_EMBED"),
+    Option(IntOption("model_align", "alignment of the embedded model in bytes", 16, minimum=16,
+                     power_of_two=True, ctype="uint32_t"), "MODEL_ALIGN"),
+    Option(PathOption("inputs", "JSON file with the input values (default: NAME.inputs.json "
+                      "beside the model, else all ones)", ""), "MODEL_INPUTS"),
+    Option(PathOption("expected", "JSON file with the outputs `scons run` checks (default: "
+                      "NAME.expected.json beside the model)", ""), "MODEL_EXPECTED"),
+    Option(NonEmptyOption("ops", "operators to build: 'model' (from the .pte), 'all', or "
+                          "a,b,...", "model"), "OPS"),
+    Option(PathOption("kernels", "your own kernel directories (a yaml + C++ sources each), "
+                      "searched before the CORE-V and ExecuTorch's kernels: DIR[,DIR...]", ""),
+           "KERNEL_DIRS"),
+    Option(BoolVariable("corev_kernels", "use the CORE-V kernels (kernels/corev) where they "
+                        "cover the model's operators; 0: ExecuTorch's portable kernels only",
+                        True),
+           "COREV_KERNELS", (9, _flag("portable", "COREV_KERNELS", False))),
+    Option(BoolVariable("profile", "cycles per operator: the runtime's event-tracer hooks and "
+                        "the runner's cycle tracer compiled in; `scons run` prints a table",
+                        False), "PROFILE", (10, _flag("profile", "PROFILE"))),
+    Option(IntOption("num_executions", "how many times the runner executes the method", 1,
+                     minimum=1, ctype="int"), "RUNNER_NUM_EXECUTIONS"),
+    Option(IntOption("method_pool", "method allocator pool in bytes (default: sized from the "
+                     "model)", "", minimum=64, optional=True, ctype="array size"),
+           "RUNNER_METHOD_POOL"),
+    Option(IntOption("temp_pool", "temp allocator pool in bytes (default: 1024)", "",
+                     minimum=16, optional=True, ctype="array size"), "RUNNER_TEMP_POOL"),
+    Option(IntOption("clock_hz", "core clock for the PAL's ticks-to-nanoseconds ratio",
+                     400000000, minimum=1, ctype="uint32_t"), "CLOCK_HZ"),
+    Option(ListVariable("outputs", "outputs besides the ELF and the Verilog hex", "none",
+                        list(FORMATS)), "IMAGE_FORMATS"),
+    Option(PathOption("app", "build the C/C++/asm sources of this directory instead of the "
+                      "runner (board bring-up); sources in its lib/ become a static library",
+                      "")),
+    Option(BoolVariable("app_whole_archive", "link the app's lib/ with --whole-archive",
+                        False)),
+    # Where and for what
+    Option(EnumVariable("board", "target board", "cv32e40p",
+                        allowed_values=tuple(boards.names())), "BOARD", (0, _lower("BOARD"))),
+    Option(("toolchain", "compiler prefix, with or without a directory (default: "
+            "riscv32-corev-elf- on PATH, else the CORE-V GCC that ./setup.sh --corev-gcc "
+            "built, else riscv64-unknown-elf- with picolibc)", ""), "TOOLCHAIN",
+           (4, riscv.short_name)),
+    Option(EnumVariable("isa", "RISC-V ISA and ABI", "rv32imc",
+                        allowed_values=tuple(riscv.ISAS)), "ISA", (3, _lower("ISA"))),
+    Option(EnumVariable("build_type", "optimisation and debug information", "Release",
+                        allowed_values=tuple(riscv.BUILD_TYPES)), "BUILD_TYPE",
+           (1, _lower("BUILD_TYPE"))),
+    Option(BoolVariable("debug", "shorthand for build_type=Debug", False)),
+    Option(EnumVariable("lto", "link-time optimisation (auto: on for Release)", "auto",
+                        allowed_values=("auto", "0", "1")), "LTO", (5, riscv.lto_part)),
+    Option(BoolVariable("pic", "position-independent code", False), "PIC",
+           (6, _flag("pic", "PIC"))),
+    Option(EnumVariable("logging", "ExecuTorch log level compiled in", "Off",
+                        allowed_values=("Off", "Debug", "Info", "Error", "Fatal")),
+           "ET_LOG_LEVEL", (2, _lower("ET_LOG_LEVEL", "log"))),
+    Option(PathOption("executorch", "ExecuTorch source tree (else $EXECUTORCH_ROOT, else the "
+                      "user settings)", ""), "ET_ROOT"),
+    Option(PathOption("cmsis_nn", "CMSIS-NN source tree, for models of ExecuTorch's Cortex-M "
+                      "int8 operators (cortex_m::...): a clone at the commit the ExecuTorch "
+                      "tree pins", ""), "CMSIS_NN_ROOT"),
+    Option(PathOption("verilator_model", "Vtb_top_verilator of core-v-verif, for `scons run` "
+                      "on cv32e40p", ""), "VERILATOR_MODEL"),
+    # Running
+    # A week at most: Python's timers take up to about 24 days (milliseconds in an int).
+    Option(FloatOption("timeout", "seconds `scons run` lets a program run before stopping it",
+                       300.0, minimum=1.0, maximum=7 * 24 * 3600), "RUN_TIMEOUT"),
+    Option(IntOption("max_cycles", "cycles the CV32E40P testbench runs before stopping "
+                     "(+maxcycles)", 200000000, minimum=1, ctype="int"), "RUN_MAX_CYCLES"),
+    Option(PathOption("debug_commands", "`scons debug` runs gdb in batch mode with this "
+                      "command file instead of interactively", ""), "DEBUG_COMMANDS"),
+    Option(FloatOption("rtol", "relative tolerance for expected float outputs", 1e-5),
+           "RUN_RTOL"),
+    Option(FloatOption("atol", "absolute tolerance for expected float outputs", 1e-6),
+           "RUN_ATOL"),
+    Option(PathOption("inspect_against", "`scons inspect` also prints the growth per library "
+                      "from this other firmware ELF (its .map beside it) to this build", ""),
+           "INSPECT_AGAINST"),
+    # How
+    Option(PathOption("build_dir", "where variants are built", "build", required=True),
+           "BUILD_DIR"),
+    Option(PathOption("install_dir", "where `scons install` puts executor_runner.elf/.hex/.map",
+                      "install", required=True), "INSTALL_DIR"),
+    Option(BoolVariable("verbose", "print full command lines", False), "VERBOSE"),
+    Option(BoolVariable("compiledb", "write compile_commands.json", False)),
+    Option(PathOrOffOption("cache", "SCons cache directory: build directories and checkouts "
+                           "that use the same one share what they have built; off: none", "")),
+    Option(CommandOption("launcher", "command put in front of every compile (ccache, distcc, "
+                         "icecc, ...); not part of the build signature: switching it rebuilds "
+                         "nothing", ""), "LAUNCHER"),
+)
+
+
+def construction_variables(values):
+    """{construction variable: value} for the options' values (a dict-like, e.g. the
+    environment Variables filled); debug=1 is BUILD_TYPE=Debug."""
+    out = {o.variable: values[o.name] for o in OPTIONS if o.variable}
+    if values["debug"]:
+        out["BUILD_TYPE"] = "Debug"
+    return out
+
+
+def variant_name(env):
+    """The variant directory's name: the parts of the options that change the code, in
+    their places (board-buildtype-loglevel-isa-toolchain[-lto|-nolto][-pic][-xip]
+    [-portable][-profile])."""
+    parts = sorted((o.variant[0], o.variant[1](env)) for o in OPTIONS if o.variant)
+    return "-".join(part for _, part in parts if part)
+
+
+def path_option_names():
+    """The options whose values are paths (relative ones are resolved by SConstruct)."""
+    from etcorev.build.cli import PathValuedOption
+    return [o.name for o in OPTIONS if isinstance(o.declaration, PathValuedOption)]
