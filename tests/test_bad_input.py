@@ -141,6 +141,8 @@ REFUSED = [
     # Options that contradict each other or the model.
     ("debug=1 build_type=Release", ["debug=1", "build_type=Release"]),
     ("ops=aten::mul.out", ["ops=", "aten::add.out", "add.pte"]),
+    # The CORE-V extensions on a board whose core has none of them.
+    ("board=qemu isa=rv32imc_xcv", ["isa=rv32imc_xcv", "board=qemu", "CORE-V extensions"]),
     # Activations larger than the board: refused before compiling, naming the parts.
     ("board=cv32e40p model=%s" % (REPO / "tests" / "models" / "memory" / "wide_add.pte"),
      ["wide_add.pte", "does not fit board=cv32e40p", "planned memory", "14,400,000",

@@ -5,6 +5,8 @@ in pal/boards/common, and others are added) and its own sections.ld.
 
 A board module defines:
     SIMULATOR          (optional) what runs its firmware, for messages ("QEMU")
+    COREV_EXTENSIONS   (optional, default True) False: its core cannot run code that uses
+                       the CORE-V extensions (isa=..._xcv), which is refused
     DEFINES            CPPDEFINES for the shared startup code and console (board.c)
     regions(model_placement) -> [Region]   memory regions: one of kind "all" (code and
                        data, as on the testbench), or one of kind "code" (flash: code,

@@ -23,6 +23,7 @@ flash, .data (copied there by crt0), .bss, the pools and the stack in the RAM.
 import os
 
 from etcorev import boards, locations, require_tools
+from etcorev.errors import BuildSetupError
 
 COMMON_DIR = locations.source_dir("pal", "boards", "common")
 LINKER_SLACK = 0x40000000   # room the linker may use beyond the region; checked afterwards
@@ -97,6 +98,14 @@ def BoardStartup(env, build_dir):
     """Startup code, the board's console/exit/cycles, and what the toolchain's C library
     ($TOOLCHAIN_LIBC: picolibc or newlib) needs of the system."""
     env.RiscvToolchain()
+    board = boards.of(env)
+    if env["ISA"].endswith("_xcv") and not getattr(board, "COREV_EXTENSIONS", True):
+        raise BuildSetupError(
+            "isa=%s uses the CV32E40P's CORE-V extensions, which board=%s cannot run (%s "
+            "has none of them): use board=cv32e40p with a testbench built with them "
+            "(COREV_PULP), or isa=%s." % (env["ISA"], board.NAME,
+                                         getattr(board, "SIMULATOR", board.NAME),
+                                         env["ISA"][:-len("_xcv")]))
     # No LTO here: libc refers to stdout, getpid and kill only after LTO has decided
     # what is used, so LTO would drop their definitions.
     # The board's addresses are for these files only: everything else compiles the same

@@ -31,7 +31,19 @@ SHORT_NAMES = {COREV_PREFIX: "corev", DEBIAN_PREFIX: "picolibc"}
 ISAS = {
     "rv32imc": ("rv32imc", "ilp32"),
     "rv32imfc": ("rv32imfc", "ilp32f"),
+    # The CV32E40P's CORE-V extensions (COREV_PULP: SIMD dot products, hardware loops,
+    # post-increment loads): the same -march (GCC 12 knows none of the mnemonics; the
+    # kernels encode them with .insn) and COREV_XCV defined, which selects the kernels
+    # that use them. Only a core built with them runs such firmware.
+    "rv32imc_xcv": ("rv32imc", "ilp32"),
+    "rv32imfc_xcv": ("rv32imfc", "ilp32f"),
 }
+# What an ISA defines for the sources: the extensions their code may use.
+ISA_DEFINES = {"rv32imc_xcv": [("COREV_XCV", 1)], "rv32imfc_xcv": [("COREV_XCV", 1)]}
+
+
+def has_corev_extensions(isa):
+    return isa.endswith("_xcv")
 
 # Build type -> (compile flags, defines). Release and RelWithDebInfo assert nothing:
 # without NDEBUG flatbuffers' asserts pull in __assert_fail and its printf. Release is
@@ -161,7 +173,7 @@ def configure(env):
         CXXFLAGS=["-std=c++17", "-fno-exceptions", "-fno-rtti",
                   "-fno-asynchronous-unwind-tables", "-fno-unwind-tables",
                   "-fno-threadsafe-statics"],
-        CPPDEFINES=opt_defines,
+        CPPDEFINES=opt_defines + ISA_DEFINES.get(env["ISA"], []),
         LINKFLAGS=target_flags + opt_flags + ["-nostartfiles", "-static", "$PRINTF_LINKFLAGS"]
         # auto: LTRANS jobs in parallel, without lto-wrapper's warning on each link.
         + (["-flto=auto"] if lto_enabled(env) else []),
