@@ -134,7 +134,7 @@ def test_help_lists_options_values_and_defaults(tmp_path):
     result = scons("-h", build_dir=build_dir)
     assert result.returncode == 0, result.stdout
     out = result.stdout
-    for line in ("board=cv32e40p|qemu  (default: cv32e40p)",
+    for line in ("board=cv32e40p|qemu|DIR  (default: cv32e40p)",
                  "logging=Off|Debug|Info|Error|Fatal  (default: Off)",
                  "isa=rv32imc|rv32imfc  (default: rv32imc)",
                  "build_type=Release|RelWithDebInfo|Debug  (default: Release)",

@@ -103,3 +103,47 @@ def test_own_project_builds_with_the_installed_package(et_root, tmp_path):
     assert 0x80000000 <= sections[".text"].vma < 0x80200000
     assert 0x80400000 <= sections[".data"].vma < 0x80500000
     assert 0x80000000 <= sections[".data"].lma < 0x80200000
+
+
+# ---------------------------------------------------------------- plug-ins: boards, kernels
+
+OWN_BOARD = REPO / "examples" / "own_project" / "board"
+
+
+@needs_qemu
+def test_a_board_of_ones_own_is_a_directory(et_root, tmp_path):
+    """board=DIR: a flash + RAM board in a directory of its own, with our SConstruct."""
+    from sconsrun import scons
+    board = tmp_path / "myboard"
+    shutil.copytree(OWN_BOARD, board)
+    build = scons("board=%s" % board, build_dir=tmp_path / "build")
+    assert build.returncode == 0, build.stdout[-3000:]
+    assert re.search(r"^FLASH: .*\nRAM: ", build.stdout, re.M), build.stdout[-3000:]
+    result = scons("board=%s" % board, "run", build_dir=tmp_path / "build")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "Output 0: float32[5] 2,2,2,2,2" in result.stdout
+
+
+def test_a_kernel_library_is_a_directory(et_root, tmp_path, monkeypatch):
+    """A directory with a library.yaml beside kernels/corev is searched too: before corev
+    when its name sorts first, for the operators and dtypes it declares."""
+    from etcorev.executorch import kernel_plan
+    kernels = tmp_path / "kernels"
+    shutil.copytree(REPO / "kernels" / "corev", kernels / "corev")
+    mine = kernels / "a_fast"
+    mine.mkdir()
+    (mine / "functions.yaml").write_text(
+        "- op: add.out\n  kernels:\n    - arg_meta: null\n      kernel_name: fast::add_out\n")
+    (mine / "op_add.cpp").write_text("// a kernel of its own\n")
+    (mine / "library.yaml").write_text("name: fast\noperators: functions.yaml\n"
+                                       "flags: [-O3]\n")
+    monkeypatch.setattr(kernel_plan, "KERNELS_DIR", str(kernels))
+    plan = kernel_plan.plan(str(et_root), {"aten::add.out": ["v1/6;0|6;0|6;0"],
+                                          "aten::mul.out": ["v1/6;0|6;0|6;0"]})
+    by_name = {k.name: k for k in plan.kernel_sets}
+    assert set(by_name["fast"].selection) == {"aten::add.out"}
+    assert by_name["fast"].flags == ["-O3"]
+    assert set(by_name["corev"].selection) == {"aten::mul.out"}
+    # corev_kernels=0 leaves every library of kernels/ out.
+    plan = kernel_plan.plan(str(et_root), {"aten::add.out": []}, corev=False)
+    assert [k.name for k in plan.kernel_sets] == ["portable"]

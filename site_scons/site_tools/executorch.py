@@ -229,7 +229,7 @@ def ExecuTorchKernels(env, plan):
     dependencies = {}       # name -> objects of the libraries the kernels call (CMSIS-NN)
     for kernel_set in plan.kernel_sets:
         lib_env = env.Clone()
-        lib_env.Append(CPPPATH=list(kernel_set.include_dirs))
+        lib_env.Append(CPPPATH=list(kernel_set.include_dirs), CCFLAGS=list(kernel_set.flags))
         selection = kernel_set.selection
         # Yamls inside the checkout (kernels/corev) by their path in it: the directory
         # name, part of every cache key below it, is then the same in every checkout.
@@ -257,7 +257,7 @@ def ExecuTorchKernels(env, plan):
         objects = []
         for source in kernel_set.op_sources:
             ops = kernel_set.source_ops.get(source)
-            if kernel_set.kind == "user" or ops is None:      # serves the whole selection
+            if ops is None:                                   # serves the whole selection
                 obj_dir, headers = reg_dir, outputs
             elif not kernel_set.dtype_selective:
                 obj_dir, headers = _in(env, "kernels", kernel_set.name, "all"), []

@@ -1,6 +1,7 @@
 """The command-line face of the build: `scons -h` text and one-line option errors."""
 
 import math
+import os
 import re
 import textwrap
 
@@ -199,6 +200,25 @@ def CommandOption(key, help, default):
         if bad:
             _refuse(key, value, "the command contains %s, which SCons and the shell would "
                     "interpret" % " and ".join("'%s'" % c for c in bad))
+    return Option((key, help, default, validate, None))
+
+
+def BoardOption(key, help, default, names):
+    """A board: one of names (pal/boards/<name>), or the path of a directory holding a
+    board.py (a board of the user's own)."""
+    def validate(key, value, env):
+        value = str(value)
+        if value in names:
+            return
+        if os.sep in value or value.startswith("."):
+            if os.path.isfile(os.path.join(os.path.expanduser(value), "board.py")):
+                return
+            _refuse(key, value, "no board.py in that directory")
+        import SCons.Errors
+        raise SCons.Errors.UserError(
+            "Invalid value '%s' for %s; valid values: %s, or the path of a board directory "
+            "(with a board.py)." % (value, key, ", ".join(names)))
+    METAVARS[key] = "|".join(names) + "|DIR"
     return Option((key, help, default, validate, None))
 
 

@@ -18,8 +18,8 @@ from typing import Callable, Optional, Tuple
 from SCons.Script import BoolVariable, EnumVariable, ListVariable
 
 from etcorev import boards
-from etcorev.build.cli import (CommandOption, FloatOption, IntOption, NonEmptyOption,
-                               PathOption, PathOrOffOption)
+from etcorev.build.cli import (BoardOption, CommandOption, FloatOption, IntOption,
+                               NonEmptyOption, PathOption, PathOrOffOption)
 from etcorev.image.output_formats import FORMATS
 from etcorev.toolchain import riscv
 
@@ -91,8 +91,9 @@ OPTIONS = (
     Option(BoolVariable("app_whole_archive", "link the app's lib/ with --whole-archive",
                         False)),
     # Where and for what
-    Option(EnumVariable("board", "target board", "cv32e40p",
-                        allowed_values=tuple(boards.names())), "BOARD", (0, _lower("BOARD"))),
+    Option(BoardOption("board", "target board: one of pal/boards, or the path of a board "
+                       "directory of your own (its board.py)", "cv32e40p", boards.names()), "BOARD",
+           (0, lambda env: os.path.basename(os.path.normpath(env["BOARD"])))),
     Option(("toolchain", "compiler prefix, with or without a directory (default: "
             "riscv32-corev-elf- on PATH, else the CORE-V GCC that ./setup.sh --corev-gcc "
             "built, else riscv64-unknown-elf- with picolibc)", ""), "TOOLCHAIN",

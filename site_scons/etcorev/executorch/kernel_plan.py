@@ -2,17 +2,19 @@
 
 Libraries are searched in order, and an operator comes from the first that covers it:
 
-1. the user's kernel directories (`kernels=DIR,...`), each one yaml (functions.yaml or
-   custom_ops.yaml format) and the C++ sources implementing it;
-2. the CORE-V kernels of this repository (`kernels/corev/`, `corev_kernels=1`), for the
-   operators and dtypes its coverage.yaml lists; each of its kernels falls back to the
-   tree's kernel for what its fast paths do not handle, so the tree's source of every
-   operator it takes is compiled beside it (with the same dtype selection), unregistered;
-3. ExecuTorch's libraries (etcorev.executorch.kernel_sources.TREE_LIBRARIES: portable, quantized).
+1. the user's kernel directories (`kernels=DIR,...`);
+2. this build's kernel libraries, every directory of kernels/ with a library.yaml (the
+   CORE-V kernels, kernels/corev: for the operators and dtypes its coverage.yaml lists;
+   each of its kernels falls back to the tree's kernel for what its fast paths do not
+   handle, so the tree's source of every operator it takes is compiled beside it, with
+   the same dtype selection, unregistered); corev_kernels=0 leaves them out;
+3. ExecuTorch's libraries (etcorev.executorch.kernel_sources.TREE_LIBRARIES: portable,
+   quantized, and the Cortex-M operators over CMSIS-NN).
 
-Each library that provides an operator gets its own codegen run and registration, as
-ExecuTorch's CMake builds portable_ops_lib and quantized_ops_lib. A new kind of library
-is a class with `name`, `yamls`, `include_dirs`, `covers(op, keys)` and `sources(ops)`.
+A directory library (DirectoryKernels) is C++ sources, the yaml of their operators and
+an optional library.yaml that declares its coverage, fallback, flags and the files that
+stand in for a dependency's. Each library that provides an operator gets its own codegen
+run and registration, as ExecuTorch's CMake builds portable_ops_lib and quantized_ops_lib.
 """
 
 import glob
@@ -28,7 +30,6 @@ from etcorev.executorch.kernel_sources import (CUSTOM_OPS_YAML_FLAG, FUNCTIONS_Y
                                     defines_function, entry_op_name, helper_sources,
                                     normalize_op, read_yaml, unknown_ops_message)
 
-COREV_KERNELS_DIR = locations.source_dir("kernels", "corev")
 
 Selection = Union[Dict[str, List[str]], str]      # op -> kernel keys, or "all"
 
@@ -48,7 +49,7 @@ class Dependency:
 class KernelSet:
     """What the build compiles and registers for one library."""
     name: str
-    kind: str                          # "tree", "corev" or "user"
+    kind: str                          # "tree" or "directory"
     selection: Selection               # its operators, for gen_oplist
     yamls: List[Tuple[str, str]]       # (codegen flag, absolute yaml path)
     op_sources: List[str]              # absolute paths
@@ -58,6 +59,7 @@ class KernelSet:
     # not listed serves the whole selection.
     source_ops: Dict[str, List[str]] = field(default_factory=dict)
     dependencies: List[Dependency] = field(default_factory=list)
+    flags: List[str] = field(default_factory=list)     # compile flags of its sources
 
     @property
     def dtype_selective(self):
@@ -194,18 +196,36 @@ class CortexMKernels(TreeKernels):
 
 
 class DirectoryKernels:
-    """Kernels in a directory: a yaml and C++ sources (the user's, or ours)."""
-    kind = "user"
+    """A kernel library in a directory: C++ sources and the yaml of the operators they
+    implement (functions.yaml or custom_ops.yaml format), the user's (kernels=DIR) or
+    ours (kernels/*/). A library.yaml beside them may declare:
 
-    def __init__(self, directory, yamls=None):
+        name: corev               # default: the directory's name
+        operators: functions.yaml # default: the directory's one .yaml
+        coverage: coverage.yaml   # op -> the dtypes it takes; others go on to the next
+                                  # library (default: every dtype of every operator)
+        fallback: true            # the tree's source of each operator it takes comes
+                                  # along (its kernels call it for the cases they leave)
+        flags: [-O2]              # compile flags of its sources
+        stands_in_for:            # files standing in for a dependency's of the same
+          cmsis_nn: cmsis_nn      # name (here: CMSIS-NN's, from the directory cmsis_nn/)
+    """
+    kind = "directory"
+
+    def __init__(self, directory, fallbacks=()):
         self.directory = os.path.abspath(directory)
-        self.name = os.path.basename(os.path.normpath(directory))
-        yamls = yamls or sorted(glob.glob(os.path.join(self.directory, "*.yaml")))
-        if len(yamls) != 1 and self.kind == "user":
+        declared = self._declaration()
+        self.name = str(declared.get("name") or os.path.basename(os.path.normpath(directory)))
+        if declared.get("operators"):
+            yamls = [os.path.join(self.directory, declared["operators"])]
+        else:
+            yamls = [p for p in sorted(glob.glob(os.path.join(self.directory, "*.yaml")))
+                     if os.path.basename(p) != "library.yaml"]
+        if len(yamls) != 1:
             raise BuildSetupError(
                 "Kernel directory '%s' must hold exactly one .yaml (functions.yaml or "
-                "custom_ops.yaml format) beside its C++ sources; it has %d."
-                % (self.directory, len(yamls)))
+                "custom_ops.yaml format) beside its C++ sources, or name it in a "
+                "library.yaml (operators: FILE); it has %d." % (self.directory, len(yamls)))
         self.yamls, self.kernel_names = [], {}
         for path in yamls:
             entries, flag = _read_kernel_yaml(path)
@@ -221,40 +241,49 @@ class DirectoryKernels:
                 "Kernel directory '%s' has no C++ sources (*.cpp) implementing the kernels "
                 "of its yaml." % self.directory)
         self.include_dirs = [self.directory]
+        self.flags = [str(flag) for flag in declared.get("flags") or []]
+        self.dtypes = self._coverage(declared.get("coverage"))
+        self.fallbacks = list(fallbacks) if declared.get("fallback") else []
+        self.stands_in_for = {str(name): os.path.join(self.directory, str(sub))
+                              for name, sub in (declared.get("stands_in_for") or {}).items()}
 
-    def covers(self, op, keys):
-        return op in self.kernel_names
+    def _declaration(self):
+        path = os.path.join(self.directory, "library.yaml")
+        if not os.path.isfile(path):
+            return {}
+        with open(path) as f:
+            declared = read_yaml(f.read(), path) or {}
+        if not isinstance(declared, dict):
+            raise BuildSetupError("'%s' must be a mapping (name:, operators:, coverage:, "
+                                  "fallback:, flags:, stands_in_for:)." % path)
+        return declared
 
-    def sources(self, ops):
-        return list(self.cpp), [], {}
-
-
-class CoreVKernels(DirectoryKernels):
-    """kernels/corev/: taken for the operators and dtypes of its coverage.yaml; the tree's
-    source of each operator it takes comes along as its fallback."""
-    kind = "corev"
-
-    def __init__(self, fallbacks, directory=COREV_KERNELS_DIR):
-        directory = os.path.abspath(directory)
-        super().__init__(directory, [p for p in sorted(glob.glob(os.path.join(directory, "*.yaml")))
-                                     if os.path.basename(p) != "coverage.yaml"])
-        self.name = "corev"
-        with open(os.path.join(directory, "coverage.yaml")) as f:
+    def _coverage(self, name):
+        if not name:
+            return None
+        with open(os.path.join(self.directory, name)) as f:
             coverage = read_yaml(f.read(), f.name) or {}
         from etcorev.pte import SCALAR_TYPES
-        codes = {name: code for code, (name, _) in SCALAR_TYPES.items()}
-        self.dtypes = {normalize_op(op): {codes[name] for name in names}
-                       for op, names in coverage.items()}
-        self.fallbacks = fallbacks      # tree libraries, in search order
+        codes = {dtype: code for code, (dtype, _) in SCALAR_TYPES.items()}
+        return {normalize_op(op): {codes[dtype] for dtype in dtypes}
+                for op, dtypes in coverage.items()}
 
     def covers(self, op, keys):
-        if op not in self.kernel_names or op not in self.dtypes:
+        if op not in self.kernel_names:
+            return False
+        if self.dtypes is None:
+            return True
+        if op not in self.dtypes:
             return False
         dtypes = {int(arg.split(";")[0]) for key in keys if key.startswith("v1/")
                   for arg in key[3:].split("|") if arg}
         return dtypes <= self.dtypes[op]
 
     def sources(self, ops):
+        """(sources, helpers, {source: its ops}); a library without fallback: all its
+        sources, each serving the whole selection."""
+        if ops is None or not self.fallbacks:
+            return list(self.cpp), [], {}
         texts = {p: open(p).read() for p in self.cpp}
         source_ops: Dict[str, List[str]] = {}
         utils: List[str] = []
@@ -274,14 +303,21 @@ class CoreVKernels(DirectoryKernels):
         return list(source_ops) + support, utils, source_ops
 
 
-# CMSIS-NN functions written for this core (RV32IMC; bit-exact to CMSIS-NN's C): a file
-# here stands in for CMSIS-NN's file of the same name when the CORE-V kernels are on.
-COREV_CMSIS_NN_DIR = os.path.join(COREV_KERNELS_DIR, "cmsis_nn")
+# Kernel libraries of this build: every directory of kernels/ with a library.yaml.
+KERNELS_DIR = locations.source_dir("kernels")
 
-# Tree libraries that need more than the tree (their class, given the options).
-TREE_LIBRARY_CLASSES = {"cortex_m": lambda index, lib, options: CortexMKernels(
+
+def our_library_dirs():
+    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(KERNELS_DIR, "*",
+                                                                      "library.yaml")))
+
+
+# Tree libraries that need more than the tree (their class, given the options and the
+# files our libraries stand in with).
+TREE_LIBRARY_CLASSES = {"cortex_m": lambda index, lib, options, stand_ins: CortexMKernels(
     index, lib, options.get("cmsis_nn") or None,
-    sorted(glob.glob(os.path.join(COREV_CMSIS_NN_DIR, "*.c"))) if options.get("corev") else ())}
+    sorted(glob.glob(os.path.join(stand_ins["cmsis_nn"], "*.c")))
+    if "cmsis_nn" in stand_ins else ())}
 
 
 def libraries(root, kernel_dirs=(), corev=True, **options):
@@ -291,10 +327,19 @@ def libraries(root, kernel_dirs=(), corev=True, **options):
         index = et_index.tree_index(root)
     except ETSourceError as error:
         raise BuildSetupError(str(error))
-    options = dict(options, corev=corev)
-    tree = [TREE_LIBRARY_CLASSES.get(lib.name, lambda i, l, o: TreeKernels(i, l))(
-        index, lib, options) for lib in TREE_LIBRARIES if lib.name in index["libraries"]]
-    taken = {lib.name for lib in tree} | {"corev"}
+    ours_dirs = our_library_dirs() if corev else []
+    # Our libraries first (they stand in for files of the tree's), then the tree's.
+    tree_libs = [lib for lib in TREE_LIBRARIES if lib.name in index["libraries"]]
+    plain_tree = [TreeKernels(index, lib) for lib in tree_libs]
+    ours = [DirectoryKernels(directory, plain_tree) for directory in ours_dirs]
+    stand_ins = {}
+    for library in ours:
+        for name, directory in library.stands_in_for.items():
+            stand_ins.setdefault(name, directory)
+    tree = [TREE_LIBRARY_CLASSES[lib.name](index, lib, options, stand_ins)
+            if lib.name in TREE_LIBRARY_CLASSES else plain
+            for lib, plain in zip(tree_libs, plain_tree)]
+    taken = {lib.name for lib in tree + ours}
     users = []
     for directory in kernel_dirs:
         if not os.path.isdir(directory):
@@ -304,7 +349,6 @@ def libraries(root, kernel_dirs=(), corev=True, **options):
         library = DirectoryKernels(directory)
         library.name = _unique_name(library.name, taken)
         users.append(library)
-    ours = [CoreVKernels(tree)] if corev and os.path.isdir(COREV_KERNELS_DIR) else []
     return users + ours + tree, index
 
 
@@ -325,7 +369,7 @@ def plan(root, selection: Selection, kernel_dirs=(), corev=True, **options) -> P
     if selection == "all":
         sets = []
         for library in searched:
-            if library.kind == "user":
+            if library.kind == "directory":
                 sets.append(_kernel_set(library, "all", *library.sources(None)))
             elif library.kind == "tree" and library.library.all_globs:
                 sets.append(_kernel_set(library, "all", *library.all_sources()))
@@ -359,7 +403,7 @@ def _kernel_set(library, selection, op_sources, utils, source_ops):
     return KernelSet(name=library.name, kind=library.kind, selection=selection,
                      yamls=list(library.yamls), op_sources=list(op_sources),
                      util_sources=list(utils), include_dirs=list(library.include_dirs),
-                     source_ops=source_ops,
+                     source_ops=source_ops, flags=list(getattr(library, "flags", [])),
                      dependencies=list(getattr(library, "dependencies", [])))
 
 
