@@ -38,7 +38,7 @@ from SCons.Action import Action
 
 from etcorev import require_tools
 from etcorev.artifacts import KernelBuild
-from etcorev.build import builddir
+from etcorev.build import builddir, usercache
 from etcorev.executorch import et_index
 from etcorev.errors import BuildSetupError
 from etcorev.executorch.et_tree import ETSourceError, check_tree
@@ -133,9 +133,12 @@ def _flatbuffers_header_version(base_h):
 
 
 def _flatc_version(flatc):
-    out = subprocess.run([flatc, "--version"], capture_output=True, text=True).stdout
-    match = re.search(r"(\d+\.\d+\.\d+)", out)
-    return match.group(1) if match else None
+    """Asked once per flatc binary (etcorev.build.usercache.remembered)."""
+    def ask(path):
+        out = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
+        match = re.search(r"(\d+\.\d+\.\d+)", out)
+        return match.group(1) if match else None
+    return usercache.remembered("flatc.json", flatc, ask)
 
 
 # ---------------------------------------------------------------- the runtime

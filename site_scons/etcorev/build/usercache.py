@@ -34,6 +34,38 @@ def cache_root() -> Optional[Path]:
     return home / ".cache" / "corev-et" if home.is_dir() else None
 
 
+def remembered(store: str, path: str, compute):
+    """compute(path)'s answer about a program or file, kept in the cache file `store`
+    keyed by the file's real path, size and modification time: asked once per file
+    (flatc's version: a process per build otherwise). Without a cache, computed."""
+    import json
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return compute(path)
+    key = "%s:%d:%d" % (real, st.st_size, st.st_mtime_ns)
+    root = cache_root()
+    file = root / store if root else None
+    known = {}
+    if file is not None:
+        try:
+            known = json.loads(file.read_text())
+        except (OSError, ValueError):
+            known = {}
+    if key not in known:
+        known[key] = compute(path)
+        if file is not None:
+            try:
+                file.parent.mkdir(parents=True, exist_ok=True)
+                tmp = file.with_name(file.name + ".%d.tmp" % os.getpid())
+                tmp.write_text(json.dumps(known, indent=0, sort_keys=True))
+                os.replace(tmp, file)
+            except OSError:
+                pass
+    return known[key]
+
+
 def required_cache_root(what: str) -> Path:
     """The cache directory for something that cannot do without one."""
     root = cache_root()

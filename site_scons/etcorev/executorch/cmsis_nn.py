@@ -169,10 +169,25 @@ def _store(real, data):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=".cmsis-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(dict(data, code=_code_stamp()), f)
+            json.dump(dict(data, code=_code_stamp(), real_root=real), f)
         os.replace(tmp, str(path))
     except OSError:
-        pass            # a cache we cannot write only costs time
+        return          # a cache we cannot write only costs time
+    # Entries of trees that are gone (copies tests and benchmarks made, clones deleted)
+    # go, so that the cache does not grow with every tree ever built.
+    for entry in path.parent.glob("cmsis-nn-*.json"):
+        if entry == path:
+            continue
+        try:
+            with open(entry, encoding="utf-8") as f:
+                gone = not os.path.isdir(json.load(f).get("real_root") or "")
+        except (OSError, ValueError, AttributeError):
+            gone = True
+        if gone:
+            try:
+                entry.unlink()
+            except OSError:
+                pass
 
 
 def _code_stamp():
