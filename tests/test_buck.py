@@ -10,6 +10,8 @@ import pytest
 from etcorev.executorch import buck
 from etcorev.executorch.et_tree import TreeReader
 
+pytestmark = pytest.mark.quick   # the edit-build loop's tier (README)
+
 RUNTIME_WRAPPER = 'load("@fbsource//xplat/executorch/build:runtime_wrapper.bzl", "runtime")\n'
 
 

@@ -78,6 +78,8 @@ def test_an_entry_that_is_not_a_func_is_an_error():
 CHATTY_TOOL = """\
 import sys
 import chatty_pause
+
+pytestmark = pytest.mark.quick   # the edit-build loop's tier (README)
 def main(argv):
     print("chatty_tool: wrote", argv[0], end="")
     chatty_pause.meanwhile()

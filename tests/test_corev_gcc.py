@@ -12,6 +12,8 @@ import pytest
 from etcorev.toolchain import corev_gcc
 from sconsrun import REPO
 
+pytestmark = pytest.mark.quick   # the edit-build loop's tier (README)
+
 CMATH = textwrap.dedent("""\
     #ifdef _GLIBCXX_USE_C99_MATH_TR1
       using ::acosh;

@@ -22,6 +22,8 @@ from etcorev.executorch.et_tree import ETSourceError
 from etcorev.executorch.kernel_sources import TREE_LIBRARIES
 from sconsrun import model_entries
 
+pytestmark = pytest.mark.quick   # the edit-build loop's tier (README)
+
 
 # Per ExecuTorch version: EXECUTORCH_CORE_SRCS without the PAL, and the
 # number of op_*.cpp files of the portable library.

@@ -14,6 +14,8 @@ from etcorev.build import usercache
 from etcorev.toolchain import buildsteps, libstdcxx
 from etcorev.toolchain.libstdcxx import LibstdcxxError
 
+pytestmark = pytest.mark.quick   # the edit-build loop's tier (README)
+
 PREFIX = "riscv64-unknown-elf-"
 GXX = PREFIX + "g++"
 QEMU = "qemu-system-riscv32"

@@ -34,6 +34,7 @@ def build_dir(tmp_path_factory):
 
 
 @needs_qemu
+@pytest.mark.quick              # the quick tier's QEMU run: a bare-metal C++ program
 def test_cxx_fixture_runs_in_qemu(build_dir, toolchain):
     result = scons("board=qemu", "toolchain=%s" % toolchain, "app=tests/fixtures/cxx_smoke",
                    "run", build_dir=build_dir)

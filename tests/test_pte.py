@@ -13,6 +13,8 @@ from etcorev import pte
 from etcorev.pte import PteError, read_pte, validate_pte
 from sconsrun import MODELS, model_entries
 
+pytestmark = pytest.mark.quick   # the edit-build loop's tier (README)
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PTE_SCRIPT = REPO_ROOT / "site_scons" / "etcorev" / "pte" / "__init__.py"
 

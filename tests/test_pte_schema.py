@@ -14,7 +14,7 @@ import pytest
 from etcorev import pte
 
 FLATC = shutil.which("flatc")
-pytestmark = pytest.mark.skipif(not FLATC, reason="flatc missing (./setup.sh installs it)")
+pytestmark = [pytest.mark.quick, pytest.mark.skipif(not FLATC, reason="flatc missing (./setup.sh installs it)")]
 
 PREFIX = "executorch_flatbuffer_"
 INTEGER_RANGES = {(-2**7, 2**7 - 1): "i8", (0, 2**8 - 1): "u8", (-2**15, 2**15 - 1): "i16",
