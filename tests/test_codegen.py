@@ -16,6 +16,8 @@ import pytest
 from etcorev.executorch.kernel_sources import CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, TREE_LIBRARIES
 from sconsrun import REPO
 
+pytestmark = pytest.mark.quick   # the edit-build loop's tier (README)
+
 _spec = importlib.util.spec_from_file_location(
     "executorch_codegen", REPO / "site_scons" / "site_tools" / "executorch_codegen.py")
 codegen_tool = importlib.util.module_from_spec(_spec)
@@ -79,7 +81,6 @@ CHATTY_TOOL = """\
 import sys
 import chatty_pause
 
-pytestmark = pytest.mark.quick   # the edit-build loop's tier (README)
 def main(argv):
     print("chatty_tool: wrote", argv[0], end="")
     chatty_pause.meanwhile()
