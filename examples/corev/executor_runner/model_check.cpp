@@ -11,19 +11,26 @@ namespace {
 constexpr uint32_t kPolynomial = 0xEDB88320u;  // zlib's, reflected
 constexpr size_t kHeaderSize = 16;
 
-// A byte at a time through a 256-entry table (1 KiB of rodata, built by the compiler):
-// about 8 instructions a byte on RV32IMC, where bit by bit takes about 40.
-struct Table {
-  uint32_t entry[256];
-  constexpr Table() : entry() {
+// Four bytes at a time through four 256-entry tables ("slicing by 4", 4 KiB of rodata,
+// built by the compiler): about 4 cycles a byte on the CV32E40P, where a byte at a time
+// through one table took 15 (and bit by bit about 40).
+struct Tables {
+  uint32_t entry[4][256];
+  constexpr Tables() : entry() {
     for (uint32_t i = 0; i < 256; ++i) {
       uint32_t c = i;
       for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ kPolynomial : c >> 1;
-      entry[i] = c;
+      entry[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; ++i) {
+      for (int t = 1; t < 4; ++t) {
+        const uint32_t previous = entry[t - 1][i];
+        entry[t][i] = (previous >> 8) ^ entry[0][previous & 0xFF];
+      }
     }
   }
 };
-constexpr Table kTable;
+constexpr Tables kTables;
 
 // By name: a kernel registered for particular dtypes (a kernel key) counts too, where
 // registry_has_op_function() without tensor metadata finds only fallback kernels.
@@ -44,7 +51,14 @@ uint32_t read_u32(const uint8_t* p) {
 
 uint32_t crc32(const uint8_t* data, size_t size) {
   uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < size; ++i) c = kTable.entry[(c ^ data[i]) & 0xFF] ^ (c >> 8);
+  const auto& t = kTables.entry;
+  for (; size && (reinterpret_cast<uintptr_t>(data) & 3); --size, ++data)
+    c = t[0][(c ^ *data) & 0xFF] ^ (c >> 8);
+  for (; size >= 4; size -= 4, data += 4) {
+    c ^= *reinterpret_cast<const uint32_t*>(data);   // aligned; little-endian: first byte lowest
+    c = t[3][c & 0xFF] ^ t[2][(c >> 8) & 0xFF] ^ t[1][(c >> 16) & 0xFF] ^ t[0][c >> 24];
+  }
+  for (; size; --size, ++data) c = t[0][(c ^ *data) & 0xFF] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
 }
 
