@@ -33,7 +33,8 @@ Library groups
 From the input file's path as the map gives it: ``libexecutorch_core.a`` and the
 per-model ``runtime/...`` objects (the kernel registry) are ``ExecuTorch core``; each
 ``libkernels_<name>.a`` (its operators) is ``kernels_<name>``; ``libkernel_helpers.a``
-(the util and pattern objects the kernels of every library share) is ``kernel helpers``; ``libregistration_<name>.a`` is ``registration_<name>``;
+(the util and pattern objects the kernels of every library share) is ``kernel helpers``;
+``libcmsis_nn.a`` (what the Cortex-M kernels call) is ``CMSIS-NN``; ``libregistration_<name>.a`` is ``registration_<name>``;
 ``libprim_ops.a`` is ``prim_ops``; ``libcorev_backend.a`` the backend; ``runner/``
 and ``startup/`` objects (runner, PAL, crt0, board) the ``runner``; the object that
 holds ``.rodata.model`` / defines ``model_pte`` the ``model``; then ``libstdc++``
@@ -127,6 +128,7 @@ MODEL = "model"
 BACKEND = "backend"
 PRIM_OPS = "prim_ops"
 KERNEL_HELPERS = "kernel helpers"
+CMSIS_NN = "CMSIS-NN"
 LIBSTDCXX = "libstdc++"
 LIBC = "libc"
 LIBM = "libm"
@@ -188,6 +190,8 @@ def classify(path: str) -> str:
             return PRIM_OPS
         if stem == "kernel_helpers":
             return KERNEL_HELPERS
+        if stem == "cmsis_nn":
+            return CMSIS_NN
         if stem.endswith("_backend"):
             return BACKEND
         if stem in ("stdc++", "supc++", "stdc++_nano", "supc++_nano"):
