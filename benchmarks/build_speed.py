@@ -2,15 +2,18 @@
 """Benchmark: how long the SCons build takes, clean and incremental, and what SCons
 itself costs on top of the compiler.
 
-For add.pte and cnn.pte (../shared/models beside the repository), each in its own
-temporary build_dir, median of N runs of each step:
+For add.pte and cnn.pte (the repository's examples/models; --models picks others), each
+in its own temporary build_dir, median of N runs of each step. The builds use copies of
+the .pte files in a temporary directory (without their JSON files: the runner fills the
+inputs with ones), so that the new-weights step leaves the repository's models alone:
 
 * clean build: a fresh build_dir every run (the per-user libstdc++ and source-list
   caches stay, as they do for a user);
 * no-op rebuild: the same command again;
 * new weights: the model file replaced by one with the same operators and other
   weights (weight bytes after the extended header's segment_base_offset changed).
-  add.pte has no weights, so its row uses mlp.pte, built into the same build_dir;
+  add.pte has no weights, so its row uses mlp.pte (from examples/models too), built
+  into the same build_dir;
 * touch: os.utime() on runtime/executor/method.cpp (timestamp only: the
   content-timestamp decider re-hashes it and rebuilds nothing);
 * method.cpp edited: a comment line appended to it (a real content change).
@@ -37,6 +40,7 @@ build within 20 % of its floor. Exit status 0 if all are met, 2 if one is missed
 errors.
 
     .venv/bin/python benchmarks/build_speed.py [--runs 3] [--jobs 2] [--board qemu]
+                                               [--models add.pte,cnn.pte]
 """
 
 import argparse
@@ -54,10 +58,10 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-MODELS = REPO.parent / "shared" / "models"
+MODELS = REPO / "examples" / "models"              # the repository's example models
 sys.path.insert(0, str(REPO / "site_scons"))
 
-from etcorev import load_module  # noqa: E402
+from etcorev.toolchain import riscv  # noqa: E402
 from machine import executorch_root, machine_rows, median, print_rows  # noqa: E402
 
 TOUCHED = "runtime/executor/method.cpp"
@@ -379,7 +383,7 @@ def main():
                     help="scons -j and replay workers (the number of CPUs)")
     ap.add_argument("--board", default="qemu", help="board= for the builds (qemu)")
     ap.add_argument("--models", default="add.pte,cnn.pte",
-                    help="models from ../shared/models (add.pte,cnn.pte)")
+                    help="comma-separated .pte files of examples/models (add.pte,cnn.pte)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = ap.parse_args()
 
@@ -390,7 +394,7 @@ def main():
     present = [n for n in names if (MODELS / n).is_file()]
     for n in names:
         if n not in present:
-            print("skipping %s: not in %s" % (n, MODELS))
+            print("skipping %s: not in %s" % (n, MODELS.relative_to(REPO)))
     if not present:
         return 0
 
@@ -426,7 +430,7 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
 
     # The compiler the builds used: the default toolchain, as SCons finds it.
-    compiler = load_module(str(REPO / "toolchain.py")).find_prefix("") + "gcc"
+    compiler = riscv.find_prefix("") + "gcc"
     rows = machine_rows(compiler) + [
         ("ExecuTorch", "%s (a hard-linked copy, made in %.1f s)" % (et_version(root), copy_s)),
         ("build", "board=%s, default build type, scons -j%d verbose=1" % (args.board, args.jobs)),

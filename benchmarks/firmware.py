@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Benchmark: firmware size and run-time counts by toolchain, kernel library and ISA.
 
-For the models of ../shared/models/manifest.json and quantized/manifest.json (beside the
-repository; add, mlp, cnn and qmlp unless --models says otherwise), with the manifests'
-inputs, one model-set build per configuration into a temporary build_dir. The configurations: the first toolchain
-present (CORE-V GCC, else Debian's with picolibc) with the portable and the CORE-V kernels
-on rv32imc and rv32imfc; every other toolchain as the default build (CORE-V kernels,
-rv32imc). For each model and configuration:
+For the repository's models in examples/models (add, mlp, cnn and qmlp unless --models
+says otherwise), each with its NAME.inputs.json, one model-set build per configuration
+into a temporary build_dir. The configurations: the first toolchain present (CORE-V
+GCC, else Debian's with picolibc) with the portable and the CORE-V kernels on rv32imc
+and rv32imfc; every other toolchain as the default build (CORE-V kernels, rv32imc). For
+each model and configuration:
 
 * text / data / bss of the board=qemu ELF (`riscv64-unknown-elf-size`, Berkeley format:
   text includes read-only data, the embedded model among it);
@@ -34,7 +34,6 @@ marked with `~`.
 
 import argparse
 import functools
-import json
 import os
 import re
 import shutil
@@ -44,7 +43,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-MODELS = REPO.parent / "shared" / "models"
+MODELS = REPO / "examples" / "models"              # the repository's example models
 sys.path.insert(0, str(REPO / "site_scons"))
 
 from etcorev import boards  # noqa: E402
@@ -155,14 +154,17 @@ class Config:
                 "build_type=%s" % self.build_type]
 
 
-def model_set(models, manifest, tmp):
-    """A model set directory: each model with NAME.inputs.json from the manifest."""
+def model_set(models, tmp):
+    """A model set directory of the chosen models of examples/models: links to each
+    NAME.pte and its NAME.inputs.json (not NAME.expected.json: the builds and runs here
+    count, they do not check outputs)."""
     folder = tmp / "models"
     folder.mkdir()
     for name in models:
-        entry = manifest[name]
-        os.symlink(MODELS / entry["file"], folder / ("%s.pte" % name))
-        (folder / ("%s.inputs.json" % name)).write_text(json.dumps(entry.get("inputs", [])))
+        for suffix in (".pte", ".inputs.json"):
+            source = MODELS / (name + suffix)
+            if source.is_file():
+                os.symlink(source, folder / (name + suffix))
     return folder
 
 
@@ -196,10 +198,11 @@ def measure(args, config, models, folder, tmp):
                   flush=True)
             model = folder / ("%s.pte" % name)
             inputs = folder / ("%s.inputs.json" % name)
+            given = ["inputs=%s" % inputs] if inputs.is_file() else []
             runs = []
             for _ in range(args.runs):
                 out = scons(cv_dir, "run", "board=cv32e40p", "verilator_model=%s" % verilator,
-                            "model=%s" % model, "inputs=%s" % inputs, *config.options())
+                            "model=%s" % model, *given, *config.options())
                 match = TOTAL_RE.search(out)
                 if not match:
                     raise Failed("no `Cycles: N` from the testbench for %s %s:\n%s"
@@ -344,7 +347,8 @@ def main():
                     help="an FPU-enabled Vtb_top_verilator to run rv32imfc firmware on "
                     "(default: none)")
     ap.add_argument("--models", default="add,mlp,cnn,qmlp",
-                    help="model names of the manifest (add,mlp,cnn,qmlp; 'all': every one)")
+                    help="model names in examples/models (add,mlp,cnn,qmlp; 'all': every "
+                    ".pte there)")
     ap.add_argument("--toolchains", default=",".join(TOOLCHAINS),
                     help="(%s: those present)" % ",".join(TOOLCHAINS))
     ap.add_argument("--kernels", default="portable,corev", help="(portable,corev)")
@@ -359,10 +363,6 @@ def main():
     root = executorch_root()
     if root is None:
         return 1
-    manifest_file = MODELS / "manifest.json"
-    if not manifest_file.is_file():
-        print("skipping: no %s" % manifest_file)
-        return 0
     for tool in (SIZE, QEMU):
         if shutil.which(tool) is None:
             print("missing %s (./setup.sh installs it)" % tool, file=sys.stderr)
@@ -380,18 +380,17 @@ def main():
         print("none of the toolchains %s found (./setup.sh installs them)" % args.toolchains,
               file=sys.stderr)
         return 1
-    manifest = {}
-    for path in (manifest_file, MODELS / "quantized" / "manifest.json"):
-        if path.is_file():
-            for name, entry in json.loads(path.read_text()).items():
-                manifest[name] = dict(entry, file=str(path.parent / entry["file"]))
-    wanted = list(manifest) if args.models == "all" else words(args.models)
+    available = sorted(path.stem for path in MODELS.glob("*.pte"))
+    wanted = available if args.models == "all" else words(args.models)
     models = []
     for name in wanted:
-        if name not in manifest or not (MODELS / manifest[name]["file"]).is_file():
-            print("skipping %s: not in %s" % (name, MODELS))
+        if name not in available:
+            print("skipping %s: not in %s" % (name, MODELS.relative_to(REPO)))
         else:
             models.append(name)
+    if not models:
+        print("skipping: none of the models %s in %s" % (args.models, MODELS.relative_to(REPO)))
+        return 0
     verilator_source = "--verilator"
     if args.verilator is None:
         args.verilator = settings.read().get("verilator_model") or ""
@@ -409,7 +408,7 @@ def main():
     tmp = Path(tempfile.mkdtemp(prefix="firmware-bench-"))
     rows = []
     try:
-        folder = model_set(models, manifest, tmp)
+        folder = model_set(models, tmp)
         for config in configurations(args, toolchains):
             rows += measure(args, config, models, folder, tmp)
     except Failed as error:
@@ -428,8 +427,8 @@ def main():
          if args.verilator
          else "none configured (--verilator PATH or verilator_model in the user settings)"),
         ("Verilator rv32imfc", args.verilator_fpu or "none (--verilator-fpu PATH)"),
-        ("builds", "board=qemu (and board=cv32e40p for Verilator), inputs from the manifest, "
-         "one model-set build per configuration"),
+        ("builds", "board=qemu (and board=cv32e40p for Verilator), inputs from "
+         "examples/models/NAME.inputs.json, one model-set build per configuration"),
         ("runs", "%d of each simulation, median" % args.runs),
     ]
     print_rows(facts)

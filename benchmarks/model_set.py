@@ -2,10 +2,10 @@
 """Benchmark: a model set built by one invocation (model=DIR) against one invocation per
 model, without a cache and with a cold and a warm SCons cache (cache=DIR).
 
-The shared models (../shared/models/*.pte and quantized/qmlp.pte, beside the repository)
-are copied into a scratch directory with NAME.inputs.json and NAME.expected.json written
-from their manifests, as a model set expects them. For each build type (Release, Debug),
-every build in a fresh build_dir (board=qemu, -jJ):
+The repository's models (examples/models/*.pte, or those --models names) are copied
+into a scratch directory with their NAME.inputs.json and NAME.expected.json, as a model
+set expects them. For each build type (Release, Debug), every build in a fresh build_dir
+(board=qemu, -jJ):
 
 * one invocation: `scons model=DIR`: the runtime, and the kernels that models with the
   same operator and dtype selection need, are compiled once for all models;
@@ -26,7 +26,6 @@ build type; 2 if not; 1 on errors.
 """
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -37,13 +36,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-# ../shared/models beside the repository (or beside a directory of worktrees holding it).
-MODELS = next((p / "shared" / "models" for p in REPO.parents if (p / "shared" / "models").is_dir()),
-              REPO.parent / "shared" / "models")
-MANIFESTS = (MODELS / "manifest.json", MODELS / "quantized" / "manifest.json")
+MODELS = REPO / "examples" / "models"              # the repository's example models
 sys.path.insert(0, str(REPO / "site_scons"))
 
-from etcorev import load_module  # noqa: E402
+from etcorev.toolchain import riscv  # noqa: E402
 from machine import executorch_root, machine_rows, print_rows  # noqa: E402
 
 COMPILED = re.compile(r"^\[\s*\d+%\] (Compiling|Assembling) ", re.M)
@@ -70,21 +66,23 @@ def scons(build_dir, jobs, *args):
 
 
 def model_set(directory, wanted):
-    """The shared models (those named in wanted, or all) with their inputs and expected
-    outputs, as a model set."""
+    """The models of examples/models (those named in wanted, or all) copied into
+    directory with their inputs and expected outputs, as a model set; their names."""
     names = []
-    for manifest_file in MANIFESTS:
-        if not manifest_file.is_file():
+    for pte in sorted(MODELS.glob("*.pte")):
+        name = pte.stem
+        if wanted and name not in wanted:
             continue
-        for name, entry in json.loads(manifest_file.read_text()).items():
-            pte = manifest_file.parent / entry["file"]
-            if not pte.is_file() or (wanted and name not in wanted):
-                continue
-            shutil.copy(pte, directory / (name + ".pte"))
-            (directory / (name + ".inputs.json")).write_text(json.dumps(entry["inputs"]))
-            (directory / (name + ".expected.json")).write_text(json.dumps(entry["outputs"]))
-            names.append(name)
-    return sorted(names)
+        shutil.copy(pte, directory / pte.name)
+        for suffix in (".inputs.json", ".expected.json"):
+            beside = MODELS / (name + suffix)
+            if beside.is_file():
+                shutil.copy(beside, directory / beside.name)
+        names.append(name)
+    for name in wanted:
+        if name not in names:
+            print("skipping %s: not in %s" % (name, MODELS.relative_to(REPO)))
+    return names
 
 
 def measure(models_dir, names, build_type, jobs, tmp):
@@ -118,15 +116,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=2, help="scons -j (2)")
     ap.add_argument("--build-types", default="Release,Debug", help="(Release,Debug)")
-    ap.add_argument("--models", default="", help="model names (all of the manifests)")
+    ap.add_argument("--models", default="",
+                    help="model names in examples/models (all of them)")
     args = ap.parse_args()
     build_types = [t.strip() for t in args.build_types.split(",") if t.strip()]
 
     root = executorch_root()
     if root is None:
         return 1
-    toolchain = load_module(str(REPO / "toolchain.py"))
-    compiler = toolchain.find_prefix("") + "gcc"
+    compiler = riscv.find_prefix("") + "gcc"      # the default toolchain, as SCons finds it
 
     tmp = Path(tempfile.mkdtemp(prefix="model-set-bench-"))
     try:
@@ -134,11 +132,12 @@ def main():
         models_dir.mkdir()
         names = model_set(models_dir, [m.strip() for m in args.models.split(",") if m.strip()])
         if not names:
-            print("skipping: no models in %s" % MODELS)
+            print("skipping: no models in %s" % MODELS.relative_to(REPO))
             return 0
         print_rows(machine_rows(compiler, [("load average", "%.2f %.2f %.2f at start"
                                             % os.getloadavg())]) + [
-            ("models", "%s (%d, from %s)" % (", ".join(names), len(names), MODELS)),
+            ("models", "%s (%d, from %s)" % (", ".join(names), len(names),
+                                             MODELS.relative_to(REPO))),
             ("builds", "board=qemu, -j%d, each in a fresh build_dir" % args.jobs),
         ])
         print()
