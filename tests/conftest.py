@@ -76,6 +76,27 @@ def cmsis_nn():
     return root
 
 
+def flatcc_tree_root():
+    """An ExecuTorch tree with its third-party/flatcc submodule (what profile=etdump
+    builds from), or None: $COREV_ET_FLATCC_TREE, else the configured tree when it has
+    the submodule. No user setting: a tree with flatcc is a test-machine matter."""
+    from etcorev.executorch.flatcc import has_flatcc
+    for root in (os.environ.get("COREV_ET_FLATCC_TREE"), executorch_root()):
+        if root and has_flatcc(str(root)):
+            return Path(root)
+    return None
+
+
+@pytest.fixture(scope="session")
+def flatcc_tree():
+    root = flatcc_tree_root()
+    if root is None:
+        pytest.skip("no ExecuTorch tree with the third-party/flatcc submodule: set "
+                    "COREV_ET_FLATCC_TREE to one (`git submodule update --init "
+                    "third-party/flatcc` in a clone)")
+    return root
+
+
 @pytest.fixture(scope="session")
 def et_root():
     root = executorch_root()

@@ -136,7 +136,7 @@ def test_help_lists_options_values_and_defaults(tmp_path):
     out = result.stdout
     for line in ("board=cv32e40p|qemu|DIR  (default: cv32e40p)",
                  "logging=Off|Debug|Info|Error|Fatal  (default: Off)",
-                 "isa=rv32imc|rv32imfc  (default: rv32imc)",
+                 "isa=rv32imc|rv32imfc|rv32imc_xcv|rv32imfc_xcv  (default: rv32imc)",
                  "build_type=Release|RelWithDebInfo|Debug  (default: Release)",
                  "embed=incbin|xxd|embed  (default: incbin)",
                  "verbose=0|1  (default: 0)",

@@ -64,8 +64,9 @@ def _load_export_module():
 def test_shipped_models_present():
     assert set(SUITE) <= set(SHIPPED), SHIPPED
     for name in SHIPPED:
-        for suffix in (".pte", ".json", ".inputs.json", ".expected.json"):
+        for suffix in (".pte", ".json", ".inputs.json", ".expected.json", ".bpte"):
             assert (MODELS_DIR / f"{name}{suffix}").is_file(), name + suffix
+    assert (MODELS_DIR / "cnn.etrecord").is_file()
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -177,13 +178,16 @@ def test_export_reproduces_shipped(name, tmp_path):
     export = _load_export_module()
     paths = export.write_model(name, tmp_path)
     assert [p.name for p in paths] == [f"{name}{suffix}" for suffix in (
-        ".pte", ".json", ".inputs.json", ".expected.json")]
+        ".pte", ".json", ".inputs.json", ".expected.json", ".bpte")
+        + ((".etrecord",) if name == "cnn" else ())]
     assert all(p.parent == tmp_path for p in paths)
     fresh, shipped = paths[0].read_bytes(), (MODELS_DIR / f"{name}.pte").read_bytes()
     if name in QUANTIZED:
         assert _programs_close(fresh, shipped)
     else:
         assert same_program(fresh, shipped)
+    _check_bundle(paths[4], MODELS_DIR / f"{name}.bpte", exact=name in EXACT)
+    paths = paths[:4]
     if name in EXACT:
         for path in paths[1:]:
             assert path.read_text() == (MODELS_DIR / path.name).read_text(), path.name
@@ -198,6 +202,33 @@ def test_export_reproduces_shipped(name, tmp_path):
             assert math.isclose(g, w, rel_tol=1e-5, abs_tol=atol), (name, g, w)
     assert json.loads(paths[2].read_text()) == fresh_entry["inputs"]
     assert json.loads(paths[3].read_text()) == fresh_entry["outputs"]
+
+
+def _check_bundle(fresh, shipped, exact):
+    """A fresh .bpte is the shipped one: the same program, the same test cases (inputs
+    exactly, expected outputs exactly or, for the models whose eager results may differ
+    in the last bit on another CPU, to within float rounding)."""
+    from executorch.devtools.bundled_program.serialize import (
+        deserialize_from_flatbuffer_to_bundled_program)
+    got, want = (deserialize_from_flatbuffer_to_bundled_program(p.read_bytes())
+                 for p in (fresh, shipped))
+    assert same_program(bytes(got.program), bytes(want.program))
+    for got_suite, want_suite in zip(got.method_test_suites, want.method_test_suites,
+                                     strict=True):
+        assert got_suite.method_name == want_suite.method_name
+        for got_case, want_case in zip(got_suite.test_cases, want_suite.test_cases, strict=True):
+            assert got_case.inputs == want_case.inputs
+            for g, w in zip(got_case.expected_outputs, want_case.expected_outputs, strict=True):
+                g, w = g.val, w.val
+                assert (g.scalar_type, g.sizes, g.dim_order) == (w.scalar_type, w.sizes,
+                                                                 w.dim_order)
+                if exact or g.scalar_type != w.scalar_type or len(g.data) % 4:
+                    assert g.data == w.data
+                    continue
+                count = len(g.data) // 4
+                for a, b in zip(struct.unpack("<%df" % count, bytes(g.data)),
+                                struct.unpack("<%df" % count, bytes(w.data))):
+                    assert math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-4), (fresh.name, a, b)
 
 
 def test_export_is_deterministic(tmp_path):

@@ -3,7 +3,7 @@
 
     python examples/models/export.py [--out DIR] [names...]
 
-Each model is written as four files:
+Each model is written as five files:
 
 - NAME.pte: the ExecuTorch program;
 - NAME.inputs.json: its inputs, a JSON list of {"dtype", "shape", "values"} (values
@@ -13,7 +13,15 @@ Each model is written as four files:
 - NAME.json: {"inputs", "outputs", "operators", "kernel_keys"}: the same inputs and
   outputs, with the operators of the program's execution plan and the kernel keys that
   ExecuTorch's own gen_oplist reports for it (codegen.tools.gen_oplist), the form of an
-  entry of the shared test models' manifest.json.
+  entry of the shared test models' manifest.json;
+- NAME.bpte: the same program as an ExecuTorch bundled program (devtools/bundled_program)
+  with two test cases: NAME.inputs.json's inputs and a second set of fixed values, each
+  with its expected outputs: eager PyTorch's, or, for an int8 model, those of the
+  lowered program's own reference (the edge program run in Python, as
+  examples/models/tiny/export.py takes them). `scons run model=NAME.bpte` runs every
+  test case and checks the outputs on the target;
+- cnn.etrecord (cnn only): its ETRecord (devtools/etrecord), which `scons run
+  profile=etdump` gives ExecuTorch's Inspector with the ETDump the firmware writes.
 
 Needs the `export` extra (torch + executorch; `./setup.sh --export` installs it). Models are
 exported with `torch.export.export`, then `to_edge_transform_and_lower(...).to_executorch()`,
@@ -116,6 +124,20 @@ MODELS = {
 # Models quantized to int8 before export (calibrated on their example inputs).
 QUANTIZED = {"qmlp"}
 
+# The second test case of each bundled program (NAME.bpte): other fixed values.
+BUNDLE_INPUTS = {
+    "add": lambda: (_pattern([5]), _pattern([5], start=2)),
+    "mul_add": lambda: (_pattern([2, 3], start=1), _pattern([2, 3], start=5)),
+    "mlp": lambda: (_pattern([1, 16], start=3),),
+    "cnn": lambda: (_pattern([1, 1, 8, 8], start=2),),
+    "int_ops": lambda: (torch.tensor([7, -5, 100, 0], dtype=torch.int32),
+                        torch.tensor([-2, 3, -300, 9], dtype=torch.int32)),
+    "qmlp": lambda: (_pattern([1, 16], start=3),),
+}
+
+# Models that get an ETRecord (NAME.etrecord) for the Inspector (profile=etdump).
+ETRECORD = {"cnn"}
+
 
 def _seed():
     random.seed(0)
@@ -154,8 +176,9 @@ def quantize(module, inputs):
 
 
 def export_model(name):
-    """Returns (pte bytes, description dict) for the model called `name`; the description
-    has the program's kernel keys too (see kernel_keys)."""
+    """Returns (pte bytes, description dict, bundled program bytes, ETRecord or None) for
+    the model called `name`; the description has the program's kernel keys too (see
+    kernel_keys)."""
     from executorch.exir import to_edge_transform_and_lower
 
     make_module, make_inputs = MODELS[name]
@@ -168,12 +191,62 @@ def export_model(name):
         expected = _flat_outputs(module(*inputs))
 
     exported = torch.export.export(module, inputs)
-    program = to_edge_transform_and_lower(exported).to_executorch()
+    edge = to_edge_transform_and_lower(exported, generate_etrecord=name in ETRECORD)
+    # The bundled program's expected outputs: eager PyTorch's, for an int8 model the
+    # lowered program's reference (before to_executorch(), which rewrites it in place).
+    reference = edge.exported_program().module() if name in QUANTIZED else module
+    cases = [inputs, BUNDLE_INPUTS[name]()]
+    with torch.no_grad():
+        case_outputs = [_flat_outputs(reference(*case)) for case in cases]
+    program = edge.to_executorch()
 
     pte = bytes(program.buffer)
     description = describe(program, inputs, expected)
     description["kernel_keys"] = kernel_keys(pte)
-    return pte, description
+    etrecord = program.get_etrecord() if name in ETRECORD else None
+    if etrecord is not None:
+        _portable_stack_traces(etrecord)
+    return pte, description, bundle(program, cases, case_outputs), etrecord
+
+
+def _portable_stack_traces(etrecord):
+    """The ETRecord's graphs keep each node's stack trace: their files named relative to
+    the checkout or to site-packages (examples/models/export.py, torch/nn/...), not by
+    where they are on this machine."""
+    import site
+    import sysconfig
+
+    roots = {str(HERE.parents[1]), sysconfig.get_paths()["purelib"], *site.getsitepackages()}
+    prefixes = sorted((root.rstrip("/") + "/" for root in roots), key=len, reverse=True)
+    edge = etrecord.edge_dialect_program
+    programs = [etrecord.exported_program] + (
+        list(edge.values()) if isinstance(edge, dict) else [edge])
+    for program in programs:
+        if program is None:
+            continue
+        for module in program.graph_module.modules():
+            if not isinstance(module, torch.fx.GraphModule):
+                continue
+            for node in module.graph.nodes:
+                trace = node.meta.get("stack_trace")
+                if trace:
+                    for prefix in prefixes:
+                        trace = trace.replace(prefix, "")
+                    node.meta["stack_trace"] = trace
+
+
+def bundle(program, cases, outputs):
+    """The program as an ExecuTorch bundled program (.bpte bytes): one test case of its
+    method "forward" per (inputs, expected outputs)."""
+    from executorch.devtools import BundledProgram
+    from executorch.devtools.bundled_program.config import MethodTestCase, MethodTestSuite
+    from executorch.devtools.bundled_program.serialize import (
+        serialize_from_bundled_program_to_flatbuffer)
+
+    suite = MethodTestSuite(method_name="forward", test_cases=[
+        MethodTestCase(inputs=list(case), expected_outputs=list(expected))
+        for case, expected in zip(cases, outputs)])
+    return serialize_from_bundled_program_to_flatbuffer(BundledProgram(program, [suite]))
 
 
 def kernel_keys(pte):
@@ -224,15 +297,22 @@ def _tensors_text(tensors):
 
 
 def write_model(name, out_dir):
-    """Exports `name` into out_dir as <name>.pte, <name>.json, <name>.inputs.json and
-    <name>.expected.json; returns the four paths (in that order)."""
-    pte, description = export_model(name)
+    """Exports `name` into out_dir as <name>.pte, <name>.json, <name>.inputs.json,
+    <name>.expected.json and <name>.bpte (and <name>.etrecord for the models of
+    ETRECORD); returns their paths (in that order)."""
+    pte, description, bpte, etrecord = export_model(name)
     pte_path, json_path = write_files(name, pte, description, out_dir)
     inputs_path = Path(out_dir) / f"{name}.inputs.json"
     expected_path = Path(out_dir) / f"{name}.expected.json"
+    bpte_path = Path(out_dir) / f"{name}.bpte"
     inputs_path.write_text(_tensors_text(description["inputs"]))
     expected_path.write_text(_tensors_text(description["outputs"]))
-    return pte_path, json_path, inputs_path, expected_path
+    bpte_path.write_bytes(bpte)
+    paths = [pte_path, json_path, inputs_path, expected_path, bpte_path]
+    if etrecord is not None:
+        paths.append(Path(out_dir) / f"{name}.etrecord")
+        etrecord.save(str(paths[-1]))
+    return paths
 
 
 def write_files(name, pte, description, out_dir):

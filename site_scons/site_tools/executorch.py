@@ -20,6 +20,15 @@ codegen (the executorch_codegen tool). What one variant builds:
     runtime = env.ExecuTorchRuntime()        # {"core": lib, "prim_ops": lib}
     plan = kernel_plan.plan(env["ET_ROOT"], program.kernel_keys, cmsis_nn=...)
     kernels = env.ExecuTorchKernels(plan)    # an etcorev.artifacts.KernelBuild
+    bundled = env.ExecuTorchBundledProgram() # for a .bpte: {"lib": ..., "schema": headers}
+    etdump = env.ExecuTorchETDump()          # profile=etdump: [etdump lib, flatcc runtime]
+
+The devtools parts are built only when asked for: the bundled-program runtime
+(devtools/bundled_program, its schema headers from flatc like the program's) for a
+.bpte model, ETDumpGen (devtools/etdump) with the flatcc runtime and the ETDump schema
+headers for profile=etdump. Those headers come from flatcc's schema compiler, which
+the build compiles for this machine from the tree's third-party/flatcc (a submodule),
+once per tree, into <build_dir>/host/flatcc-<tree>/ (etcorev.executorch.flatcc).
 
 Nodes that several models of a build share (a kernel object compiled for one dtype
 selection, a registration, the registry) are made once: the environments cloned from
@@ -39,9 +48,10 @@ from SCons.Action import Action
 from etcorev import require_tools
 from etcorev.artifacts import KernelBuild
 from etcorev.build import builddir, usercache
-from etcorev.executorch import et_index
+from etcorev.executorch import et_index, flatcc
 from etcorev.errors import BuildSetupError
 from etcorev.executorch.et_tree import ETSourceError, check_tree
+from etcorev.run.runner_config import profile_mode
 
 SUPPORTED_VERSIONS = ("1.4.1", "1.0.0")
 MIN_VERSION = (1, 0, 0)        # older trees are refused; newer untested ones get a warning
@@ -183,6 +193,84 @@ def ExecuTorchRuntime(env):
     prim_objects = _tree_objects(env, _in(env, "et", "prim_ops"), et_index.prim_ops_sources(root))
     return {"core": env.StaticLibrary(_in(env, "et", "executorch_core"), core_objects),
             "prim_ops": env.StaticLibrary(_in(env, "et", "prim_ops"), prim_objects)}
+
+
+# ---------------------------------------------------------------- devtools
+
+def _made_once(env, key, make):
+    made = env["FIRMWARE_SHARED"].made
+    if key not in made:
+        made[key] = make()
+    return made[key]
+
+
+def ExecuTorchBundledProgram(env):
+    """The bundled-program runtime (devtools/bundled_program/bundled_program.cpp) and the
+    headers of its schema (bundled_program_schema.fbs, from the flatc/headers pair the
+    program's schema uses): {"lib": library, "schema": generated headers}."""
+    root = env.ExecuTorchTree()
+
+    def make():
+        schema_dir = os.path.join(root, "devtools", "bundled_program", "schema")
+        out_dir = os.path.join(env["ET_GEN_DIR"], "executorch", "devtools", "bundled_program",
+                               "schema")
+        schema = env.Command(
+            [os.path.join(out_dir, "bundled_program_schema_generated.h"),
+             os.path.join(out_dir, "scalar_type_generated.h")],
+            [os.path.join(schema_dir, "bundled_program_schema.fbs"),
+             os.path.join(schema_dir, "scalar_type.fbs")],
+            Action("$FLATC --cpp --cpp-std c++11 --gen-mutable --scoped-enums -o "
+                   "${TARGET.dir} ${SOURCES[1]} ${SOURCES[0]}", "$GENCOMSTR"))
+        env.Depends(schema, env.get("ET_FLATBUFFERS_HEADERS", []))
+        objects = _tree_objects(env, _in(env, "et", "bundled_program"),
+                                ["devtools/bundled_program/bundled_program.cpp"])
+        program_schema = [env.File(os.path.join(env["ET_GEN_DIR"], "executorch", "schema", h))
+                          for h in ("program_generated.h", "scalar_type_generated.h")]
+        env.Depends(objects, schema + program_schema)
+        return {"lib": env.StaticLibrary(_in(env, "et", "bundled_program"), objects),
+                "schema": schema}
+    return _made_once(env, ("bundled_program", env["VARIANT_DIR"]), make)
+
+
+ETDUMP_SOURCES = ["devtools/etdump/etdump_flatcc.cpp", "devtools/etdump/emitter.cpp",
+                  "devtools/etdump/data_sinks/buffer_data_sink.cpp"]
+
+
+def ExecuTorchETDump(env):
+    """ETDumpGen (devtools/etdump) and the flatcc runtime it builds with (builder.c,
+    emitter.c, refmap.c of third-party/flatcc), with the ETDump schema headers flatcc's
+    schema compiler makes (built for this machine from the same sources): a list of
+    libraries, ETDumpGen's first. A tree without the flatcc submodule is refused in one
+    sentence that says how to get it."""
+    root = env.ExecuTorchTree()
+    flatcc_root = flatcc.check_tree(root)
+
+    def make():
+        compiler = flatcc.host_compiler(env, flatcc_root)
+        etdump_dir = os.path.join(root, "devtools", "etdump")
+        out_dir = os.path.join(env["ET_GEN_DIR"], "executorch", "devtools", "etdump")
+        headers = env.Command(
+            [os.path.join(out_dir, name) for name in flatcc.ETDUMP_HEADERS],
+            [os.path.join(etdump_dir, "etdump_schema_flatcc.fbs"),
+             os.path.join(etdump_dir, "scalar_type.fbs"), compiler],
+            Action("${SOURCES[2]} -cwr -o ${TARGET.dir} ${SOURCES[0]} ${SOURCES[1]}",
+                   "$GENCOMSTR"))
+        include = os.path.join(flatcc_root, "include")
+        etdump_env = env.Clone()
+        etdump_env.Append(CPPPATH=[include])
+        objects = _tree_objects(etdump_env, _in(env, "et", "etdump"), ETDUMP_SOURCES)
+        env.Depends(objects, headers)
+        # The runtime (C) with flatcc's own aligned_alloc over malloc: newlib-nano's
+        # aligned_alloc needs a posix_memalign it lacks. Neither is called: ETDumpGen
+        # builds in its static buffer.
+        runtime_env = env.Clone(WARNING_FLAGS=TREE_WARNING_FLAGS)
+        runtime_env.Append(CPPPATH=[include], CPPDEFINES=["FLATCC_USE_GENERIC_ALIGNED_ALLOC"])
+        runtime = runtime_env.ObjectsIn(_in(env, "et", "flatcc"),
+                                        [os.path.join(flatcc_root, s) for s in flatcc.RUNTIME_SOURCES],
+                                        flatcc_root)
+        return [env.StaticLibrary(_in(env, "et", "etdump"), objects),
+                env.StaticLibrary(_in(env, "et", "flatccrt"), runtime)]
+    return _made_once(env, ("etdump", env["VARIANT_DIR"]), make)
 
 
 def _digest(value):
@@ -376,8 +464,9 @@ def ExecuTorchTree(env):
                ("ET_ENABLE_PROGRAM_VERIFICATION", 1 if env["BUILD_TYPE"] == "Debug" else 0)]
     if level != "Off":
         defines.append(("ET_MIN_LOG_LEVEL", level))   # a token: Debug, Info, ...
-    if env["PROFILE"]:
-        # The runtime's profiling events (method.cpp, program.cpp) for the runner's tracer.
+    if profile_mode(env["PROFILE"]):
+        # The runtime's profiling events (method.cpp, program.cpp) for the runner's tracer
+        # (profile=1) or ExecuTorch's ETDumpGen (profile=etdump).
         defines.append("ET_EVENT_TRACER_ENABLED")
     if version != "1.0.0":
         defines.append(("ET_ENABLE_DEPRECATED_CONSTANT_BUFFER", 0))
@@ -398,7 +487,7 @@ def generate(env):
     env.SetDefault(ET_ROOT="", ET_LOG_LEVEL="Off", PROFILE=False, CMSIS_NN_ROOT="",
                    VARIANT_DIR="build")
     for method in (ExecuTorchTree, ExecuTorchSchema, ExecuTorchRuntime, ExecuTorchKernels,
-                   ExecuTorchRegistry):
+                   ExecuTorchRegistry, ExecuTorchBundledProgram, ExecuTorchETDump):
         env.AddMethod(method)
 
 

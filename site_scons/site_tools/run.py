@@ -6,8 +6,13 @@ QEMU (board=qemu) and the CV32E40P Verilator testbench (board=cv32e40p, with
 verilator_model= set) say how a program ended differently; the board module parses it.
 A run is a failure when the program exits non-zero, runs longer than timeout= seconds,
 prints fewer outputs than its method has, or prints outputs that differ from the
-expected ones (expected=, NAME.expected.json; atol=/rtol= for floats). With several
-models, a summary table ends the run and the status is non-zero when any failed.
+expected ones (expected=, NAME.expected.json; atol=/rtol= for floats). A bundled
+program (.bpte) checks its own test cases on the target, at the rtol/atol compiled in;
+its run fails when one fails or is missing (etcorev.run.bundled). With profile=etdump
+the ETDump the firmware prints is decoded into executor_runner.etdp beside it, and
+with the export extra installed the Inspector's table follows (etcorev.run.etdump).
+With several models, a summary table ends the run and the status is non-zero when any
+failed.
 """
 
 import atexit
@@ -24,7 +29,8 @@ from etcorev import boards
 from etcorev.build import scons_internals
 from etcorev.image import memory_usage
 from etcorev.pte import model_io
-from etcorev.run import failures, profile, simulator
+from etcorev.run import bundled, etdump, failures, profile, simulator
+from etcorev.run.runner_config import profile_mode
 
 PHASES = ("startup", "program load", "method load", "execute", "output")
 TIMEOUT_STATUS = 124          # what coreutils' timeout returns
@@ -81,6 +87,14 @@ def _check_outputs(firmware, text, env):
     return None
 
 
+def _bundle_cases(firmware):
+    """How many test cases a bundled program's method has; None for a plain program."""
+    model = firmware.model
+    if model is None or model.program is None or not model.program.is_bundled:
+        return None
+    return len(model.program.bundle.test_suites.get(model.program.methods[0].name, []))
+
+
 def _run(target, source, env):
     rows, failed = [], None
     for firmware in env["RUN_FIRMWARES"]:
@@ -91,19 +105,31 @@ def _run(target, source, env):
                         + [problem])
             continue
         status, text, cycles, note = _run_one(firmware, env)
-        said = [text.rstrip("\n")] if text else []   # printed in one write per firmware:
-        if cycles is not None:                           # other jobs may print meanwhile
+        mode = profile_mode(env.get("PROFILE"))
+        # printed in one write per firmware: other jobs may print meanwhile
+        shown = etdump.without_payload(text, _etdump_path(firmware)) if mode == "etdump" else text
+        said = [shown.rstrip("\n")] if shown else []
+        if cycles is not None:
             said.append("Cycles: %d" % cycles)
-        if env.get("PROFILE") and firmware.model is not None:
+        if mode == "1" and firmware.model is not None:
             said.append(_profile_table(firmware, text, env))
+        elif mode == "etdump" and firmware.model is not None:
+            said.append(_etdump_report(firmware, text, env))
+        cases = _bundle_cases(firmware)
         problem = None
         if status:
             model = firmware.model
-            problem = (failures.describe(text, str(firmware.elf), env.get("ET_ROOT"),
-                                         model.program.operators if model else ()) or note
+            problem = ((cases is not None and bundled.check(text, cases))
+                       or failures.describe(text, str(firmware.elf), env.get("ET_ROOT"),
+                                            model.program.operators if model else ()) or note
                        or "the program exited with status %d" % status)
         check = None
-        if not status:
+        if not status and cases is not None:
+            check = bundled.summary(text, cases)
+            why = bundled.check(text, cases)
+            if why:
+                problem, status = why, 1
+        elif not status:
             check = _check_outputs(firmware, text, env)
             if check not in (None, "ok"):
                 problem, status = "outputs: " + check, 1
@@ -120,6 +146,18 @@ def _run(target, source, env):
         raise ProgramExit(node=target[0], errstr="%s (exit status %d)" % failed,
                           status=failed[1])
     return 0
+
+
+def _etdump_path(firmware):
+    return os.path.join(os.path.dirname(str(firmware.elf)), etdump.FILE_NAME)
+
+
+def _etdump_report(firmware, text, env):
+    """profile=etdump: the ETDump the firmware printed, decoded into executor_runner.etdp
+    beside it; the Inspector's table of it where the export extra is installed."""
+    path = _etdump_path(firmware)
+    model = firmware.model
+    return etdump.report(text, path, model.etrecord, model.name, boards.of(env).NAME)
 
 
 def _profile_table(firmware, text, env):
@@ -176,6 +214,10 @@ def RunFirmwares(env, firmwares, requested=False):
         _exit_registered.append(True)
     sources = [node for firmware in firmwares if firmware.built
                for node in firmware.simulation_inputs]
+    if profile_mode(env.get("PROFILE")) == "etdump":
+        for firmware in firmwares:     # `scons -c` removes the ETDump a run decoded
+            if firmware.built:
+                env.Clean(firmware.elf, _etdump_path(firmware))
     run = env.Alias("run", sources, Action(_run, "Running on $BOARD"),
                     RUN_FIRMWARES=firmwares)
     env.AlwaysBuild(run)

@@ -6,6 +6,15 @@
 // All memory is static: the build sizes the pools from the .pte (runner_model.h: the
 // runner is compiled once per variant, what it knows of its model once per model).
 // Outputs are printed without printf's floating-point support.
+//
+// RUNNER_BUNDLED (a .bpte model; the build compiles this file a second time for it):
+// the model is an ExecuTorch bundled program. The program comes out of it
+// (get_program_data), every test case of the method's suite is loaded
+// (load_bundled_input), run and checked here against its expected outputs at the
+// build's rtol/atol, one line per test case:
+//   Test case 0: PASS max |diff| 0.0000000298023224 at output 0 index 4
+//   Test case 1: FAIL output 0 index 3: expected 0.5, got -0.5 (max |diff| 1 at ...)
+// and the exit status is 1 when one failed.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +32,13 @@
 #include "board.h"
 #include "corev_et.h"
 #include "runner_model.h"
+
+#if RUNNER_BUNDLED
+#include <cmath>
+
+#include <executorch/devtools/bundled_program/bundled_program.h>
+#include <executorch/devtools/bundled_program/schema/bundled_program_schema_generated.h>
+#endif
 
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
@@ -53,8 +69,9 @@ namespace {
 namespace model = runner_model;
 
 #if RUNNER_PROFILE
-// profile=1: cycles per operator and per load phase (cycle_tracer.h).
-#define RUNNER_EVENT_TRACER (model::cycle_tracer())
+// profile=1: cycles per operator and per load phase (cycle_tracer.h); profile=etdump
+// (RUNNER_PROFILE 2): ExecuTorch's ETDumpGen (etdump_tracer.cpp).
+#define RUNNER_EVENT_TRACER (model::event_tracer())
 #else
 #define RUNNER_EVENT_TRACER nullptr
 #endif
@@ -128,6 +145,8 @@ void print_float(float value) {
   print_i64((biased ? biased : 1) - 127);
 }
 
+#if !RUNNER_BUNDLED
+// Outputs are printed (a bundled program's are checked on the target instead).
 const char* dtype_name(ScalarType type) {
   switch (type) {
     case ScalarType::Float: return "float32";
@@ -218,6 +237,7 @@ void print_output(size_t index, const EValue& value) {
   }
   board_putc('\n');
 }
+#endif  // !RUNNER_BUNDLED
 
 void print_cycles(const char* what, uint64_t cycles) {
   board_puts("Cycles ");
@@ -243,6 +263,7 @@ int fail(const char* what, Error error, const char* hint = nullptr) {
   return 1;
 }
 
+#if !RUNNER_BUNDLED
 // Inputs: the method's planned input tensors are filled in place, with all ones or
 // with the values given to the build (runner_model.h).
 template <typename T>
@@ -286,6 +307,240 @@ Error prepare_inputs(Method& method) {
   }
   return Error::Ok;
 }
+#endif  // !RUNNER_BUNDLED
+
+#if RUNNER_BUNDLED
+// ---- a bundled program's test cases, checked on the target. ExecuTorch's own
+// verify_method_outputs says only whether they match, and compute_method_output_error_
+// stats reads every output as float (wrong for other dtypes, past the end of an int8
+// one): the worst difference is found here, per dtype. Floats match within
+// atol + rtol * |expected| (NaN matches NaN, an infinity the same infinity); other
+// dtypes exactly.
+
+namespace bundle_fb = bundled_program_flatbuffer;
+
+const bundle_fb::BundledMethodTestSuite* test_suite(const void* bundle, const char* method) {
+  const auto* suites = bundle_fb::GetBundledProgram(bundle)->method_test_suites();
+  for (flatbuffers::uoffset_t i = 0; suites != nullptr && i < suites->size(); ++i) {
+    const auto* suite = suites->Get(i);
+    if (suite->method_name() != nullptr && std::strcmp(suite->method_name()->c_str(), method) == 0)
+      return suite;
+  }
+  return nullptr;
+}
+
+// One element, as a double for the floating-point dtypes and as an integer otherwise.
+struct Element {
+  bool is_float;
+  double f;
+  int64_t i;
+};
+
+bool is_checked_dtype(ScalarType type) {
+  switch (type) {
+    case ScalarType::Float: case ScalarType::Double: case ScalarType::Half:
+    case ScalarType::BFloat16: case ScalarType::Int: case ScalarType::Long:
+    case ScalarType::Short: case ScalarType::Char: case ScalarType::Byte:
+    case ScalarType::Bool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Element element_at(const void* data, ScalarType type, size_t offset) {
+  switch (type) {
+    case ScalarType::Float: return {true, static_cast<const float*>(data)[offset], 0};
+    case ScalarType::Double: return {true, static_cast<const double*>(data)[offset], 0};
+    case ScalarType::Half:
+      return {true, static_cast<float>(static_cast<const executorch::aten::Half*>(data)[offset]), 0};
+    case ScalarType::BFloat16:
+      return {true,
+              static_cast<float>(static_cast<const executorch::aten::BFloat16*>(data)[offset]), 0};
+    case ScalarType::Int: return {false, 0, static_cast<const int32_t*>(data)[offset]};
+    case ScalarType::Long: return {false, 0, static_cast<const int64_t*>(data)[offset]};
+    case ScalarType::Short: return {false, 0, static_cast<const int16_t*>(data)[offset]};
+    case ScalarType::Char: return {false, 0, static_cast<const int8_t*>(data)[offset]};
+    case ScalarType::Byte: return {false, 0, static_cast<const uint8_t*>(data)[offset]};
+    default: return {false, 0, static_cast<const uint8_t*>(data)[offset] ? 1 : 0};  // Bool
+  }
+}
+
+void print_element_value(const Element& e) {
+  if (e.is_float) {
+    print_float(static_cast<float>(e.f));
+  } else {
+    print_i64(e.i);
+  }
+}
+
+// How one test case went: the first element out of tolerance, the worst difference.
+struct Check {
+  bool failed = false;
+  const char* problem = nullptr;   // a mismatch that is not about values
+  size_t output = 0, index = 0;    // the first element out of tolerance
+  Element expected{}, got{};
+  double worst = 0;                // the largest |got - expected|
+  bool worst_is_float = false;
+  size_t worst_output = 0, worst_index = 0;
+};
+
+// Compares one output with its expected tensor, element by element in logical order
+// (each side may have its own dim order).
+void check_output(const Tensor& got, const bundle_fb::Tensor& want, size_t output, double rtol,
+                  double atol, Check& check) {
+  const auto type = static_cast<ScalarType>(want.scalar_type());
+  const auto* sizes = want.sizes();
+  const auto* dim_order = want.dim_order();
+  const size_t dims = sizes ? sizes->size() : 0;
+  bool same_shape = got.scalar_type() == type && static_cast<size_t>(got.dim()) == dims &&
+                    dims <= kMaxDims && dim_order && dim_order->size() == dims;
+  for (size_t d = 0; same_shape && d < dims; ++d)
+    same_shape = got.size(static_cast<ssize_t>(d)) == sizes->Get(static_cast<flatbuffers::uoffset_t>(d));
+  if (!same_shape || !is_checked_dtype(type)) {
+    if (!check.failed) {
+      check.failed = true;
+      check.output = output;
+      check.problem = !same_shape ? "dtype or shape differs from the expected one"
+                                  : "dtype that cannot be checked";
+    }
+    return;
+  }
+  // The expected tensor's strides from its dim order (dim_order[0] outermost).
+  size_t want_strides[kMaxDims] = {};
+  size_t stride = 1;
+  for (size_t k = dims; k-- > 0;) {
+    const size_t d = dim_order->Get(static_cast<flatbuffers::uoffset_t>(k));
+    if (d >= dims) {
+      if (!check.failed) {
+        check.failed = true;
+        check.output = output;
+        check.problem = "expected tensor has a bad dim order";
+      }
+      return;
+    }
+    want_strides[d] = stride;
+    stride *= static_cast<size_t>(sizes->Get(static_cast<flatbuffers::uoffset_t>(d)));
+  }
+  const size_t numel = static_cast<size_t>(got.numel());
+  if (want.data() == nullptr ||
+      want.data()->size() < numel * executorch::runtime::elementSize(type)) {
+    if (!check.failed) {
+      check.failed = true;
+      check.output = output;
+      check.problem = "expected tensor has too little data";
+    }
+    return;
+  }
+  size_t index[kMaxDims] = {};
+  for (size_t i = 0; i < numel; ++i) {
+    size_t got_offset = 0, want_offset = 0;
+    for (size_t d = 0; d < dims; ++d) {
+      got_offset += index[d] * static_cast<size_t>(got.strides()[d]);
+      want_offset += index[d] * want_strides[d];
+    }
+    const Element g = element_at(got.const_data_ptr(), type, got_offset);
+    const Element w = element_at(want.data()->data(), type, want_offset);
+    double diff;
+    bool close;
+    if (g.is_float) {
+      const bool both_nan = std::isnan(g.f) && std::isnan(w.f);
+      const bool same_inf = std::isinf(g.f) && std::isinf(w.f) && ((g.f > 0) == (w.f > 0));
+      diff = both_nan || same_inf ? 0.0 : std::fabs(g.f - w.f);
+      close = both_nan || same_inf || diff <= atol + rtol * std::fabs(w.f);
+      if (std::isnan(diff)) diff = INFINITY;
+    } else {
+      diff = g.i > w.i ? static_cast<double>(g.i - w.i) : static_cast<double>(w.i - g.i);
+      close = g.i == w.i;
+    }
+    if (diff > check.worst || (i == 0 && output == 0)) {
+      if (diff > check.worst) check.worst = diff;
+      check.worst_is_float = g.is_float;
+      check.worst_output = output;
+      check.worst_index = i;
+    }
+    if (!close && !check.failed) {
+      check.failed = true;
+      check.output = output;
+      check.index = i;
+      check.expected = w;
+      check.got = g;
+    }
+    for (size_t d = dims; d-- > 0;) {
+      if (++index[d] < static_cast<size_t>(sizes->Get(static_cast<flatbuffers::uoffset_t>(d))))
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+void print_worst(const Check& check) {
+  board_puts("max |diff| ");
+  if (check.worst_is_float) {
+    print_float(static_cast<float>(check.worst));
+  } else {
+    board_put_u64(static_cast<uint64_t>(check.worst));
+  }
+  board_puts(" at output ");
+  board_put_u64(check.worst_output);
+  board_puts(" index ");
+  board_put_u64(check.worst_index);
+}
+
+// "Test case 0: PASS max |diff| ...", or FAIL naming the first output and index out of
+// tolerance; returns whether the method's outputs match test case `index`.
+bool check_test_case(Method& method, const bundle_fb::BundledMethodTestCase* test_case,
+                     size_t index) {
+  board_puts("Test case ");
+  board_put_u64(index);
+  board_puts(": ");
+  const auto* expected = test_case->expected_outputs();
+  if (expected == nullptr || expected->size() == 0) {
+    board_puts("no expected outputs\n");   // a case for profiling only
+    return true;
+  }
+  Check check;
+  if (expected->size() != method.outputs_size()) {
+    check.failed = true;
+    check.problem = "the number of outputs differs from the expected one";
+  }
+  for (size_t o = 0; o < method.outputs_size() && !check.problem; ++o) {
+    const EValue& value = method.get_output(o);
+    const auto* want = expected->Get(static_cast<flatbuffers::uoffset_t>(o))->val_as_Tensor();
+    if (!value.isTensor() || want == nullptr) {
+      check.failed = true;
+      check.output = o;
+      check.problem = "not a tensor";
+      break;
+    }
+    check_output(value.toTensor(), *want, o, model::rtol, model::atol, check);
+  }
+  if (!check.failed) {
+    board_puts("PASS ");
+    print_worst(check);
+    board_putc('\n');
+    return true;
+  }
+  board_puts("FAIL output ");
+  board_put_u64(check.output);
+  if (check.problem != nullptr) {
+    board_puts(": ");
+    board_puts(check.problem);
+    board_putc('\n');
+    return false;
+  }
+  board_puts(" index ");
+  board_put_u64(check.index);
+  board_puts(": expected ");
+  print_element_value(check.expected);
+  board_puts(", got ");
+  print_element_value(check.got);
+  board_puts(" (");
+  print_worst(check);
+  board_puts(")\n");
+  return false;
+}
+#endif  // RUNNER_BUNDLED
 
 }  // namespace
 
@@ -319,20 +574,34 @@ int corev_et_run() {
   }
   print_cycles("model check", board_cycles() - check_start);
   const uint8_t* const model_data = check.pte;
-  BufferDataLoader loader(model_data, check.pte_size);
+  const size_t model_size = check.pte_size;
 #else
   const uint8_t* const model_data = model_pte;
-  BufferDataLoader loader(model_data, model_pte_size);
+  const size_t model_size = model_pte_size;
 #endif
+#if RUNNER_BUNDLED
+  // The program inside the bundled program, read in place.
+  const void* program_data = nullptr;
+  size_t program_size = 0;
+  {
+    const Error found = executorch::bundled_program::get_program_data(
+        const_cast<uint8_t*>(model_data), model_size, &program_data, &program_size);
+    if (found != Error::Ok) return fail("get_program_data", found, "not a bundled program");
+  }
+#else
+  const void* const program_data = model_data;
+  const size_t program_size = model_size;
+#endif
+  BufferDataLoader loader(program_data, program_size);
 
-#if RUNNER_PROFILE
+#if RUNNER_PROFILE == 1
   // Program::load takes no event tracer: the runner times it as a phase of its own.
-  auto load_event = model::cycle_tracer()->start_profiling("Program::load");
+  auto load_event = model::event_tracer()->start_profiling("Program::load");
 #endif
   uint64_t start = board_cycles();
   Result<Program> program = Program::load(&loader, RUNNER_VERIFICATION);
-#if RUNNER_PROFILE
-  model::cycle_tracer()->end_profiling(load_event);
+#if RUNNER_PROFILE == 1
+  model::event_tracer()->end_profiling(load_event);
 #endif
   if (!program.ok()) {
     return fail("Program::load", program.error(),
@@ -343,7 +612,7 @@ int corev_et_run() {
   Result<const char*> method_name = program->get_method_name(0);
   if (!method_name.ok()) return fail("get_method_name", method_name.error());
 #if RUNNER_PROFILE
-  if (!model::attach_cycle_tracer(model_data, *method_name)) {
+  if (!model::attach_event_tracer(program_data, *method_name)) {
     board_puts("Profile warning: the method's tables are larger than the build sized for\n");
   }
 #endif
@@ -380,6 +649,34 @@ int corev_et_run() {
   }
   print_cycles("method load", board_cycles() - start);
 
+#if RUNNER_BUNDLED
+  // Every test case of the method: its inputs, num_executions runs, its outputs checked.
+  const auto* suite = test_suite(model_data, *method_name);
+  const auto* test_cases = suite != nullptr ? suite->test_cases() : nullptr;
+  if (test_cases == nullptr || test_cases->size() == 0) {
+    return fail("finding test cases", Error::NotFound,
+                "the bundled program has none for the method");
+  }
+  size_t failed = 0;
+  for (size_t c = 0; c < test_cases->size(); ++c) {
+    for (int run = 0; run < model::num_executions; ++run) {
+      Error status = executorch::bundled_program::load_bundled_input(
+          *method, model_data, c);
+      if (status != Error::Ok) return fail("load_bundled_input", status);
+      start = board_cycles();
+      status = method->execute();
+      if (status != Error::Ok) return fail("execute", status);
+      print_cycles("execute", board_cycles() - start);
+      temp_allocator.reset();
+    }
+    if (!check_test_case(*method, test_cases->Get(static_cast<flatbuffers::uoffset_t>(c)), c))
+      ++failed;
+  }
+#if RUNNER_PROFILE
+  model::report_event_tracer();
+#endif
+  return failed ? 1 : 0;
+#else
   for (int run = 0; run < model::num_executions; ++run) {
     Error status = prepare_inputs(*method);
     if (status != Error::Ok) return fail("preparing inputs", status);
@@ -390,7 +687,7 @@ int corev_et_run() {
     temp_allocator.reset();
   }
 #if RUNNER_PROFILE
-  model::print_cycle_tracer();
+  model::report_event_tracer();
 #endif
 
   // A method that gives nothing is a failure, not a silent success.
@@ -402,4 +699,5 @@ int corev_et_run() {
   for (size_t i = 0; i < method->outputs_size(); ++i) print_output(i, method->get_output(i));
   print_cycles("output", board_cycles() - start);
   return 0;
+#endif  // RUNNER_BUNDLED
 }

@@ -299,9 +299,9 @@ namespace runner_model {
 namespace {
 corev::CycleTracer tracer;
 }  // namespace
-executorch::runtime::EventTracer* cycle_tracer() { return &tracer; }
-bool attach_cycle_tracer(const void* pte, const char* method_name) {
+executorch::runtime::EventTracer* event_tracer() { return &tracer; }
+bool attach_event_tracer(const void* pte, const char* method_name) {
   return tracer.attach(pte, method_name);
 }
-void print_cycle_tracer() { tracer.print(); }
+void report_event_tracer() { tracer.print(); }
 }  // namespace runner_model

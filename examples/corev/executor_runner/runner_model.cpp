@@ -25,5 +25,9 @@ const Input inputs[] = {RUNNER_INPUTS};
 const Input inputs[1] = {};
 #endif
 const size_t num_inputs = RUNNER_NUM_INPUTS;
+#ifdef RUNNER_RTOL
+const double rtol = RUNNER_RTOL;
+const double atol = RUNNER_ATOL;
+#endif
 
 }  // namespace runner_model

@@ -1,8 +1,9 @@
 // What the executor runner knows of its model. The runner itself is compiled once per
 // variant; this is defined per model: by runner_model.cpp from the generated
 // runner_config.h (pools sized from the .pte, the inputs given to the build) and, with
-// profile=1, by cycle_tracer.cpp (its tables sized for the method). With LTO the sizes
-// are constants in the runner's code as if it had included the header itself.
+// profile=1, by cycle_tracer.cpp (its tables sized for the method), with
+// profile=etdump by etdump_tracer.cpp (its buffer sized for the method). With LTO the
+// sizes are constants in the runner's code as if it had included the header itself.
 #pragma once
 
 #include <cstddef>
@@ -38,9 +39,16 @@ extern const size_t num_outputs;
 extern const Input inputs[];  // the values given to the build (inputs=), in order
 extern const size_t num_inputs;
 
-// profile=1: the cycle tracer (cycle_tracer.h), sized for the method.
-executorch::runtime::EventTracer* cycle_tracer();
-bool attach_cycle_tracer(const void* pte, const char* method_name);
-void print_cycle_tracer();
+// A bundled program (.bpte): the tolerances its test cases are checked with (rtol=,
+// atol=; floats only, other dtypes compare exactly).
+extern const double rtol;
+extern const double atol;
+
+// profile=1: the cycle tracer (cycle_tracer.h); profile=etdump: ExecuTorch's ETDumpGen
+// over a static buffer (etdump_tracer.cpp). Sized for the method; attach gives it the
+// program (the .pte's flatbuffer) and the method; report prints what it recorded.
+executorch::runtime::EventTracer* event_tracer();
+bool attach_event_tracer(const void* pte, const char* method_name);
+void report_event_tracer();
 
 }  // namespace runner_model

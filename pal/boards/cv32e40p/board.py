@@ -38,12 +38,15 @@ def regions(model_placement):
 RUNNER_OPTION = ("verilator_model", "VERILATOR_MODEL")
 
 NO_RUNNER_MESSAGE = (
-    "No Verilator model to run board=cv32e40p firmware on: set verilator_model= to the "
-    "testbench's Vtb_top_verilator (on the command line or in the user settings), or "
-    "use board=qemu.")
+    "No Verilator model to run board=cv32e40p firmware on: set core_v_verif= and cv32e40p= "
+    "to your checkouts of core-v-verif and cv32e40p (the build then builds the testbench "
+    "the ISA needs), or verilator_model= to a Vtb_top_verilator (on the command line or in "
+    "the user settings), or use board=qemu.")
 
 
 def run_command(elf, hexfile, env, workdir, model=None):
+    # verilator_model=, or the testbench SConstruct builds from core_v_verif= and
+    # cv32e40p= in the variant the ISA needs (site_scons/site_tools/testbench.py).
     simulator = env.get("VERILATOR_MODEL", "")
     if not simulator:
         return None

@@ -21,6 +21,8 @@ def prune_after_clean(variant_dir, build_dir, install_dir=None):
     when it is empty; and the install directory when nothing is left in it. Other
     files and directories in build_dir stay; other variants are named."""
     _remove_empty_directories(variant_dir)
+    # Host programs the variant built (profile=etdump's flatcc, build_dir/host/...).
+    _remove_empty_directories(os.path.join(build_dir, "host"))
     if install_dir:
         _remove_empty_directories(install_dir)
     if not os.path.isdir(build_dir):
@@ -32,7 +34,8 @@ def prune_after_clean(variant_dir, build_dir, install_dir=None):
         print("Left in %s: %s (`scons -c` with %s options removes %s)."
               % (_shown(build_dir), ", ".join(others), "its" if len(others) == 1 else "their",
                  "it" if len(others) == 1 else "them"))
-    if variants:
+    # The testbenches built there (scons testbench) still need the signature database.
+    if variants or os.path.isdir(os.path.join(build_dir, "testbench")):
         return
     for name in (".sconsign.dblite", ".sconsign.dblite.tmp", ".lock"):
         if os.path.isfile(os.path.join(build_dir, name)):

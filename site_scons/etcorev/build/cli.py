@@ -9,6 +9,7 @@ from etcorev.build.usercache import OFF_VALUES
 
 # Placeholders in `scons -h` for options without a fixed list of values.
 METAVARS = {"model": "PATH", "inputs": "PATH", "app": "DIR", "executorch": "DIR", "cmsis_nn": "DIR",
+            "core_v_verif": "DIR", "cv32e40p": "DIR",
             "verilator_model": "PATH", "build_dir": "DIR", "cache": "DIR|off",
             "toolchain": "PREFIX", "ops": "model|all|OP,...", "kernels": "DIR,...",
             "method_pool": "N", "temp_pool": "N", "install_dir": "DIR",
@@ -57,6 +58,8 @@ def option_help(opts, env):
             shown = "|".join(values)
         else:
             shown = METAVARS.get(opt.key) or ("N" if str(default).isdigit() else "VALUE")
+        if isinstance(actual, bool):               # a converter's True/False (profile=)
+            actual = "1" if actual else "0"
         about = "default: %s" % (default if default != "" else "none")
         if str(actual) not in (str(default), str(_converted(opt, env))):
             about += "; now: %s" % actual

@@ -45,10 +45,39 @@ def _lower(variable, prefix=""):
     return lambda env: prefix + str(env[variable]).lower()
 
 
+PROFILE_WORDS = {"0": False, "no": False, "false": False, "off": False,
+                 "1": True, "yes": True, "true": True, "on": True, "etdump": "etdump"}
+
+
+def _profile_option(help):
+    """profile=0|1|etdump (0 and 1 also as no/yes, false/true, off/on): $PROFILE is
+    False, True (our cycle tracer) or "etdump" (ExecuTorch's ETDumpGen)."""
+    from etcorev.build.cli import Option as Declaration
+    import SCons.Errors
+
+    def convert(value):
+        if value is True or value is False or value == "etdump":
+            return value
+        return PROFILE_WORDS.get(str(value).strip().lower(), value)
+
+    def validate(key, value, env):
+        if not (value is True or value is False or value == "etdump"):
+            raise SCons.Errors.UserError("Invalid value '%s' for %s; valid values: 0, 1, "
+                                         "etdump" % (value, key))
+    return Declaration(("profile", help + " (0|1|etdump)", "0", validate, convert))
+
+
+def _profile_part(env):
+    return {True: "profile", "etdump": "etdump"}.get(env["PROFILE"]) \
+        if env["PROFILE"] in (True, "etdump") else None
+
+
 OPTIONS = (
     # What to build
-    Option(PathOption("model", "the .pte model(s) to run: a file, a directory (every .pte "
-                      "in it) or a comma-separated list of both", "examples/models/add.pte"),
+    Option(PathOption("model", "the .pte model(s) to run, or bundled programs (.bpte, "
+                      "their test cases checked on the target): a file, a directory (every "
+                      ".pte in it, else every .bpte), a glob pattern, or a comma-separated "
+                      "list of them", "examples/models/add.pte"),
            "MODEL"),
     Option(EnumVariable("model_placement", "link the model into the image, or leave it to "
                         "a separate hex for the board's model (flash) region", "embedded",
@@ -71,9 +100,12 @@ OPTIONS = (
                         "cover the model's operators; 0: ExecuTorch's portable kernels only",
                         True),
            "COREV_KERNELS", (9, _flag("portable", "COREV_KERNELS", False))),
-    Option(BoolVariable("profile", "cycles per operator: the runtime's event-tracer hooks and "
-                        "the runner's cycle tracer compiled in; `scons run` prints a table",
-                        False), "PROFILE", (10, _flag("profile", "PROFILE"))),
+    Option(_profile_option("cycles per operator: the runtime's event-tracer hooks compiled "
+                           "in; 1: with the runner's cycle tracer, `scons run` prints a "
+                           "table; etdump: with ExecuTorch's ETDumpGen (needs the tree's "
+                           "third-party/flatcc submodule), `scons run` writes "
+                           "executor_runner.etdp and prints the Inspector's table"),
+           "PROFILE", (10, _profile_part)),
     Option(IntOption("num_executions", "how many times the runner executes the method", 1,
                      minimum=1, ctype="int"), "RUNNER_NUM_EXECUTIONS"),
     Option(IntOption("method_pool", "method allocator pool in bytes (default: sized from the "
@@ -118,6 +150,12 @@ OPTIONS = (
                       "tree pins", ""), "CMSIS_NN_ROOT"),
     Option(PathOption("verilator_model", "Vtb_top_verilator of core-v-verif, for `scons run` "
                       "on cv32e40p", ""), "VERILATOR_MODEL"),
+    Option(PathOption("core_v_verif", "your core-v-verif checkout (branch cv32e40p/dev): "
+                      "`scons testbench` builds the CV32E40P testbench from it and cv32e40p=, "
+                      "and `scons run` on cv32e40p without verilator_model= runs the variant "
+                      "the ISA needs", ""), "CORE_V_VERIF_DIR"),
+    Option(PathOption("cv32e40p", "your cv32e40p RTL checkout (tag cv32e40p_v1.8.3), for the "
+                      "testbench core_v_verif= builds", ""), "CV32E40P_DIR"),
     # Running
     # A week at most: Python's timers take up to about 24 days (milliseconds in an int).
     Option(FloatOption("timeout", "seconds `scons run` lets a program run before stopping it",
@@ -160,7 +198,7 @@ def construction_variables(values):
 def variant_name(env):
     """The variant directory's name: the parts of the options that change the code, in
     their places (board-buildtype-loglevel-isa-toolchain[-lto|-nolto][-pic][-xip]
-    [-portable][-profile])."""
+    [-portable][-profile|-etdump])."""
     parts = sorted((o.variant[0], o.variant[1](env)) for o in OPTIONS if o.variant)
     return "-".join(part for _, part in parts if part)
 

@@ -27,6 +27,13 @@ This module holds the header, the program schema (as tables for
 the parsing; the semantic checks of ``validate_pte()`` are in
 :mod:`etcorev.pte.check`.
 
+A bundled program (``.bpte``, ExecuTorch's ``devtools/bundled_program``: schema
+``bundled_program_schema.fbs``, file identifier ``BP08``) holds a ``.pte`` in its
+``program`` field and test cases (inputs, expected outputs) for its methods. Both
+functions recognise it by its identifier and read the program inside it: the result
+is that program's :class:`Program`, with ``size`` the whole file's and ``bundle`` (a
+:class:`Bundle`) saying where the program is and what the test cases hold.
+
 Command line: ``python pte.py FILE`` prints operators, kernel keys and buffer
 sizes as JSON.
 """
@@ -52,6 +59,8 @@ __all__ = [
     "Method",
     "DataSegment",
     "ValueSpec",
+    "Bundle",
+    "TestCase",
     "DTYPE_NAMES",
     "read_pte",
     "validate_pte",
@@ -59,6 +68,7 @@ __all__ = [
 ]
 
 FILE_IDENTIFIER = b"ET12"
+BUNDLE_IDENTIFIER = b"BP08"     # devtools/bundled_program/schema/bundled_program_schema.fbs
 EXTENDED_HEADER_MAGIC = b"eh00"
 _HEADER_OFFSET = 8  # root offset (4) + file identifier (4)
 _MIN_HEADER_LENGTH = 24  # magic, length, program_size, segment_base_offset
@@ -187,6 +197,26 @@ IA_FREE_CALL = 5
 
 _SCHEMA = flatbuf.Schema(_TABLES, _UNIONS)
 
+# devtools/bundled_program/schema/bundled_program_schema.fbs (root BundledProgram).
+_BUNDLE_SCHEMA = flatbuf.Schema({
+    "Int": (("int_val", "i64"),),
+    "Bool": (("bool_val", "bool"),),
+    "Double": (("double_val", "f64"),),
+    "Tensor": (("scalar_type", "i8"), ("sizes", "[i32]"), ("data", "[u8]"),
+               ("dim_order", "[u8]")),
+    "Value": (("val", "union:ValueUnion"),),
+    "BundledMethodTestCase": (("inputs", "[Value]"), ("expected_outputs", "[Value]")),
+    "BundledMethodTestSuite": (("method_name", "string"),
+                               ("test_cases", "[BundledMethodTestCase]")),
+    "BundledProgram": (("version", "u32"),
+                       ("method_test_suites", "[BundledMethodTestSuite]"),
+                       ("program", "[u8]")),
+}, {"ValueUnion": (None, "Tensor", "Int", "Bool", "Double")})
+_BUNDLE_VALUE_KINDS = {1: "tensor", 2: "int", 3: "bool", 4: "double"}
+# Program::load wants its data at alignof(max_align_t), 16 on RV32; the bundle's schema
+# aligns the program to 32 inside the file, which the build places at 16 or more.
+_PROGRAM_ALIGNMENT = 16
+
 
 class _Reader(flatbuf.Reader):
     """The FlatBuffer part of a .pte file: bytes [0, end), read with the program schema;
@@ -194,8 +224,8 @@ class _Reader(flatbuf.Reader):
 
     what = "the program data"
 
-    def __init__(self, data: memoryview, end: int, name: str):
-        super().__init__(data, end, name, _SCHEMA)
+    def __init__(self, data: memoryview, end: int, name: str, schema=_SCHEMA):
+        super().__init__(data, end, name, schema)
 
     def error(self, message: str) -> PteError:
         return PteError(message, self.name)
@@ -253,10 +283,27 @@ class Method:
         return list(self.non_const_buffer_sizes[1:])
 
 
+@dataclass(frozen=True)
+class TestCase:
+    """One test case of a bundled program: its inputs and expected outputs (kind,
+    dtype and shape of each, as ValueSpec; the values stay in the file)."""
+    inputs: Tuple[ValueSpec, ...]
+    expected: Tuple[ValueSpec, ...]
+
+
+@dataclass
+class Bundle:
+    """What a bundled program (.bpte) holds besides its program."""
+    program_offset: int  # where the program's bytes start in the file
+    program_size: int  # and how many there are
+    version: int
+    test_suites: Dict[str, List[TestCase]]  # method name -> its test cases
+
+
 @dataclass
 class Program:
     path: str  # file name, or "<bytes>"
-    size: int  # file size in bytes
+    size: int  # file size in bytes (of the whole .bpte for a bundled program)
     program_size: int  # from the extended header; 0 without one
     segment_base_offset: int  # 0 without extended header
     segment_data_size: int  # 0 without extended header (or pre-1.0 header)
@@ -264,6 +311,11 @@ class Program:
     version: int
     methods: List[Method]
     segments: List[DataSegment] = field(default_factory=list)
+    bundle: Optional[Bundle] = None  # a bundled program: the test cases
+
+    @property
+    def is_bundled(self) -> bool:
+        return self.bundle is not None
 
     @property
     def flatbuffer_size(self) -> int:
@@ -310,6 +362,12 @@ class Program:
             "operators": self.operators,
             "kernel_keys": self.kernel_keys,
             "planned_buffer_sizes": self.planned_buffer_sizes,
+            **({"bundle": {
+                "program_offset": self.bundle.program_offset,
+                "program_size": self.bundle.program_size,
+                "test_cases": {method: len(cases)
+                               for method, cases in self.bundle.test_suites.items()},
+            }} if self.bundle else {}),
             "methods": [
                 {
                     "name": m.name,
@@ -369,7 +427,8 @@ def _read_header(data: memoryview, name: str) -> _Header:
     ident = bytes(data[4:8])
     if ident != FILE_IDENTIFIER:
         raise PteError(f"{name} is not an ExecuTorch program (.pte): identifier is "
-                       f"'{_printable(ident)}', expected 'ET12'.", name)
+                       f"'{_printable(ident)}', expected 'ET12' (or 'BP08', a bundled "
+                       f"program, .bpte).", name)
     hdr = _Header()
     if bytes(data[8:12]) != EXTENDED_HEADER_MAGIC:
         return hdr
@@ -560,6 +619,86 @@ def _tensor_sizes(values: flatbuf.TableVector, index: int) -> Optional[Tuple[int
 
 def _parse(path_or_bytes: Any, validate: bool) -> Program:
     data, name = _load(path_or_bytes)
+    if len(data) >= _HEADER_OFFSET and bytes(data[4:8]) == BUNDLE_IDENTIFIER:
+        return _parse_bundle(data, name, validate)
+    return _parse_program(data, name, validate)
+
+
+def _bundle_values(values: Optional[flatbuf.TableVector], r: _Reader) -> Tuple[ValueSpec, ...]:
+    """A test case's inputs or expected outputs as ValueSpecs; a tensor's data must hold
+    its elements (the runtime copies or compares that many bytes)."""
+    out = []
+    for value in values if values is not None else ():
+        tag, val = value.union("val")
+        kind = _BUNDLE_VALUE_KINDS.get(tag)
+        if kind is None or val is None:
+            raise r.corrupt(value.where, f"value of unknown kind {tag}")
+        if kind != "tensor":
+            out.append(ValueSpec(kind))
+            continue
+        code = val.scalar("scalar_type")
+        if code not in SCALAR_TYPES:
+            raise r.corrupt(val.where, f"tensor has unknown scalar type {code}")
+        type_name, element_size = SCALAR_TYPES[code]
+        sizes = tuple(val.scalars("sizes") or ())
+        dim_order = tuple(val.scalars("dim_order") or ())
+        if any(d < 0 for d in sizes) or sorted(dim_order) != list(range(len(sizes))):
+            raise r.corrupt(val.where, f"tensor has sizes {list(sizes)} and dim order "
+                                       f"{list(dim_order)}, which do not match")
+        count = 1
+        for d in sizes:
+            count *= d
+        data_size = val.vector_size("data") or 0
+        if data_size < count * element_size:
+            raise r.corrupt(val.where, f"tensor of {count} {type_name} elements has "
+                                       f"{data_size} bytes of data")
+        out.append(ValueSpec("tensor", DTYPE_NAMES.get(type_name, type_name), sizes, dim_order))
+    return tuple(out)
+
+
+def _parse_bundle(data: memoryview, name: str, validate: bool) -> Program:
+    """A bundled program: its test cases, and the program in its `program` field."""
+    size = len(data)
+    r = _Reader(data, size, name, _BUNDLE_SCHEMA)
+    r.what = "the bundled program"
+    root = struct.unpack_from("<I", data, 0)[0]
+    if root < _HEADER_OFFSET or root + 4 > size:
+        raise PteError(f"{name} is truncated or corrupt: the root table offset {root} is "
+                       f"outside the {size}-byte bundled program.", name)
+    bundle = flatbuf.Table(r, root, "BundledProgram", "BundledProgram")
+    if validate:
+        flatbuf.verify_table(bundle, set())
+    vector = bundle._vector("program")
+    if vector is None or vector[1] == 0:
+        raise PteError(f"{name} is a bundled program (.bpte) without a program in it.", name)
+    start, length = vector[0], vector[1]
+    if start % _PROGRAM_ALIGNMENT:
+        raise PteError(f"{name} is a bundled program whose program starts at offset "
+                       f"{start}, not a multiple of {_PROGRAM_ALIGNMENT}: the runtime "
+                       f"cannot load it in place.", name)
+    suites: Dict[str, List[TestCase]] = {}
+    for suite in bundle.tables("method_test_suites") or ():
+        method_name = suite.string("method_name")
+        if method_name is None:
+            raise r.corrupt(suite.where, "test suite has no method name")
+        suites[method_name] = [
+            TestCase(_bundle_values(case.tables("inputs"), r),
+                     _bundle_values(case.tables("expected_outputs"), r))
+            for case in suite.tables("test_cases") or ()]
+    inner = memoryview(bytes(data[start:start + length]))
+    program = _parse_program(inner, f"{name} (the program in it)", validate)
+    unknown = sorted(set(suites) - set(program.method_names))
+    if validate and unknown:
+        raise PteError(f"{name} has test cases for method '{unknown[0]}', which its "
+                       f"program does not have (it has {', '.join(program.method_names)}).",
+                       name)
+    program.path = name
+    program.size = size
+    program.bundle = Bundle(start, length, bundle.scalar("version"), suites)
+    return program
+
+
+def _parse_program(data: memoryview, name: str, validate: bool) -> Program:
     hdr = _read_header(data, name)
     size = len(data)
     end = hdr.program_size if hdr.present else size

@@ -1,9 +1,15 @@
 """The models a build makes firmware for: `model=` names one `.pte`, a comma-separated
-list, or a directory (every `.pte` in it), or any mix. Each model gets a directory of
-its own in the variant, named after the file.
+list, a directory (every `.pte` in it; a directory without any, every `.bpte`) or a
+glob pattern (`models/*.bpte`), or any mix. Each model gets a directory of its own in
+the variant, named after the file (NAME for NAME.pte, NAME.bpte for a bundled program
+named so, which can then sit beside its .pte in one set).
 
 Beside NAME.pte, NAME.inputs.json gives its inputs and NAME.expected.json the outputs
-`scons run` checks; `inputs=`/`expected=` give them for a single model.
+`scons run` checks; `inputs=`/`expected=` give them for a single model. A bundled
+program (ExecuTorch's .bpte, recognised by its identifier whatever the file's name)
+carries its own test cases instead: the runner runs and checks them on the target.
+NAME.etrecord beside either is the ETRecord `scons run profile=etdump` gives the
+Inspector.
 """
 
 import glob
@@ -23,10 +29,14 @@ class Model:
     inputs: Optional[str] = None    # tensor files (absolute) or None
     expected: Optional[str] = None
     program: Optional[pte.Program] = None
+    etrecord: Optional[str] = None  # NAME.etrecord beside the model, for the Inspector
+    io_given: bool = False          # inputs= / expected= named on purpose
 
 
 def _name(path):
-    stem = os.path.splitext(os.path.basename(path))[0]
+    stem, extension = os.path.splitext(os.path.basename(path))
+    if extension == ".bpte":     # beside NAME.pte in a set: a directory of its own
+        stem += extension
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", stem) or "model"
 
 
@@ -40,13 +50,19 @@ def model_set(spec, inputs="", expected="") -> List[Model]:
     paths = []
     for item in [p.strip() for p in spec.split(",") if p.strip()]:
         if os.path.isdir(item):
-            found = sorted(glob.glob(os.path.join(glob.escape(item), "*.pte")))
+            found = (sorted(glob.glob(os.path.join(glob.escape(item), "*.pte")))
+                     or sorted(glob.glob(os.path.join(glob.escape(item), "*.bpte"))))
             if not found:
-                raise BuildSetupError("The model directory '%s' (model=) holds no .pte file."
-                                      % item)
+                raise BuildSetupError("The model directory '%s' (model=) holds no .pte "
+                                      "(or .bpte) file." % item)
             paths += found
         elif os.path.exists(item):
             paths.append(item)
+        elif glob.has_magic(item):
+            found = sorted(p for p in glob.glob(item) if os.path.isfile(p))
+            if not found:
+                raise BuildSetupError("No model file matches '%s' (model=)." % item)
+            paths += found
         else:
             raise BuildSetupError("Model file '%s' not found (model=)." % item)
     if not paths:
@@ -63,7 +79,9 @@ def model_set(spec, inputs="", expected="") -> List[Model]:
                                   "and '%s'. Rename one of them." % (name, names[name], path))
         names[name] = path
         models.append(Model(path, name, inputs or _beside(path, ".inputs.json"),
-                            expected or _beside(path, ".expected.json")))
+                            expected or _beside(path, ".expected.json"),
+                            etrecord=_beside(path, ".etrecord"),
+                            io_given=bool(inputs or expected)))
     return models
 
 
@@ -87,4 +105,38 @@ def load_program(model: Model, region, placement, board):
     if not model.program.methods[0].outputs:
         raise BuildSetupError("The model '%s' is corrupt or incomplete: its method '%s' has "
                               "no outputs." % (model.path, model.program.methods[0].name))
+    if model.program.is_bundled:
+        _check_bundle(model)
     return model.program
+
+
+def _check_bundle(model: Model):
+    """A bundled program brings its own inputs and expected outputs: inputs=/expected=
+    cannot apply (NAME.inputs.json and NAME.expected.json beside it are for NAME.pte);
+    its method needs test cases that fit it (the runner sets and compares them as they
+    are)."""
+    if model.io_given:
+        raise BuildSetupError(
+            "The model '%s' is a bundled program (.bpte): it carries its own test cases "
+            "(inputs and expected outputs), so inputs= and expected= do not apply. Drop "
+            "them, or give the plain .pte." % model.path)
+    model.inputs = model.expected = None
+    method = model.program.methods[0]
+    cases = model.program.bundle.test_suites.get(method.name, [])
+    if not cases:
+        raise BuildSetupError("The bundled program '%s' has no test cases for its method "
+                              "'%s': nothing to run and check." % (model.path, method.name))
+    for i, case in enumerate(cases):
+        if [s.describe() for s in case.inputs] != [s.describe() for s in method.inputs]:
+            raise BuildSetupError(
+                "Test case %d of the bundled program '%s' gives inputs %s, but its method "
+                "'%s' takes %s." % (i, model.path, ", ".join(s.describe() for s in case.inputs)
+                                    or "none", method.name,
+                                    ", ".join(s.describe() for s in method.inputs) or "none"))
+        if case.expected and [s.describe() for s in case.expected] != [
+                s.describe() for s in method.outputs]:
+            raise BuildSetupError(
+                "Test case %d of the bundled program '%s' expects outputs %s, but its "
+                "method '%s' gives %s." % (i, model.path, ", ".join(
+                    s.describe() for s in case.expected), method.name,
+                    ", ".join(s.describe() for s in method.outputs)))

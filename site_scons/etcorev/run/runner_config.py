@@ -1,12 +1,50 @@
 """runner_config.h: what the executor runner knows about its model at compile time. Its
 memory is static, so the pools are sized from the .pte here; inputs given to the build
 are compiled in as constant arrays. Only the model's own sources include it
-(runner_model.cpp and, with profile=1, cycle_tracer.cpp); the runner's other sources
-are compiled once per variant, with runner_defines()."""
+(runner_model.cpp and, with profile=1, cycle_tracer.cpp, with profile=etdump,
+etdump_tracer.cpp); the runner's other sources are compiled once per variant, with
+runner_defines()."""
 
 import math
 
 ALIGN = 16
+
+
+def profile_mode(value):
+    """The profile= value as the tools see it in $PROFILE (False, True or "etdump"; a
+    SConstruct of one's own may give 0, 1, "0", "1"): None, "1" or "etdump"."""
+    if isinstance(value, str):
+        value = value.strip().lower()
+        if value == "etdump":
+            return "etdump"
+        return "1" if value in ("1", "yes", "true", "on") else None
+    return "1" if value else None
+
+
+# ETDumpGen (devtools/etdump/etdump_flatcc.cpp) takes a quarter of its buffer, at most
+# 128 KiB, for flatcc's stacks and builds the ETDump in the rest; it wants more than
+# 128 KiB and its builder (aligned to 64 bytes) in all.
+ETDUMP_MINIMUM = 128 * 1024 + 1024
+ETDUMP_BYTES_PER_EVENT = 128   # a profile event, its Event table and name string
+ETDUMP_BASE = 4096             # the ETDump's root, run blocks, allocator names
+
+
+def etdump_buffer_size(method, executions):
+    """The static buffer of profile=etdump for `executions` runs of the method: per run
+    an event for Method::execute and up to two per instruction (the instruction's, and
+    the kernel's inside a kernel call), and the load phases."""
+    events = 4 + executions * (1 + 2 * max(1, method.num_instructions))
+    needed = ETDUMP_BASE + ETDUMP_BYTES_PER_EVENT * events
+    return aligned(1024 + max(ETDUMP_MINIMUM, (needed * 4 + 2) // 3))
+
+
+def executions(program, env):
+    """How many times the runner executes the method: num_executions= for each of a
+    bundled program's test cases."""
+    runs = env["RUNNER_NUM_EXECUTIONS"]
+    if program.is_bundled:
+        runs *= max(1, len(program.bundle.test_suites.get(program.methods[0].name, [])))
+    return runs
 
 
 def aligned(n):
@@ -34,6 +72,9 @@ def check_fits(program, model_file, env, region, embedded):
     parts = [("planned memory (the method's activations)", planned),
              ("method pool", method_pool), ("temp pool", temp_pool),
              ("stack", env["STACK_SIZE"])]
+    if profile_mode(env.get("PROFILE")) == "etdump":
+        parts.append(("the ETDump buffer", etdump_buffer_size(program.methods[0],
+                                                              executions(program, env))))
     if embedded:
         parts.append(("the model itself", program.size))
     total = sum(size for _, size in parts)
@@ -70,11 +111,19 @@ def header_lines(program, model_file, env, inputs=()):
         "#define RUNNER_NUM_OUTPUTS %d" % len(method.outputs),
         "#define RUNNER_NUM_INPUTS %d" % len(inputs),
     ]
-    if env.get("PROFILE"):
+    profile = profile_mode(env.get("PROFILE"))
+    if profile == "1":
         # The cycle tracer's tables (cycle_tracer.h), sized for the method.
         lines += ["#define RUNNER_PROFILE_MAX_%s %d" % (name, max(1, count)) for name, count in (
             ("OPERATORS", len(method.operators)), ("DELEGATES", len(method.delegates)),
             ("CHAINS", method.num_chains), ("INSTRUCTIONS", method.num_instructions))]
+    elif profile == "etdump":
+        lines.append("#define RUNNER_ETDUMP_BUFFER_SIZE %d"
+                     % etdump_buffer_size(method, executions(program, env)))
+    if program.is_bundled:
+        # The tolerances the runner checks the test cases' float outputs with.
+        lines += ["#define RUNNER_RTOL %r" % float(env.get("RUN_RTOL", 1e-5)),
+                  "#define RUNNER_ATOL %r" % float(env.get("RUN_ATOL", 1e-6))]
     if inputs:
         for i, data in enumerate(inputs):
             lines.append("alignas(16) static const uint8_t runner_input_%d[] = {%s};"
@@ -90,7 +139,7 @@ def runner_defines(env):
     return [("RUNNER_MODEL_EXTERNAL", int(env["MODEL_PLACEMENT"] == "external")),
             ("RUNNER_VERIFICATION", "Program::Verification::%s"
              % ("InternalConsistency" if env["BUILD_TYPE"] == "Debug" else "Minimal")),
-            ("RUNNER_PROFILE", int(bool(env.get("PROFILE"))))]
+            ("RUNNER_PROFILE", {None: 0, "1": 1, "etdump": 2}[profile_mode(env.get("PROFILE"))])]
 
 
 def clock_defines(clock_hz):
