@@ -16,6 +16,13 @@ against NAME.expected.json; a failure stops the benchmark. The counts are determ
     .venv/bin/python benchmarks/int8.py [--toolchain PREFIX] [--corev-kernels 0|1]
                                         [--verilator PATH | --no-verilator]
                                         [--isa rv32imc] [--only-int8]
+                                        [--xcv [--pulp-verilator PATH]]
+
+--xcv adds the CORE-V extension table: each network built with isa=rv32imc and with
+isa=rv32imc_xcv, both run on the PULP testbench (--pulp-verilator PATH, else
+`scons testbench-pulp` builds it into build/testbench/pulp from core_v_verif= and
+cv32e40p=): execute cycles of both, MACs per cycle, the speed-up, text sizes, and whether
+the two print the same outputs.
 """
 
 import argparse
@@ -31,7 +38,7 @@ sys.path.insert(0, str(REPO / "site_scons"))
 from etcorev import pte  # noqa: E402
 from etcorev.build import settings
 from etcorev.image import memory_usage
-from etcorev.pte import macs
+from etcorev.pte import macs, model_io
 from etcorev.run import runner_config
 from machine import host_rows, print_rows, scons_version  # noqa: E402
 
@@ -64,6 +71,56 @@ def execute_counts(output):
 def run_set(build_dir, directory, options):
     return execute_counts(scons(build_dir, "model=%s" % directory, "run", "timeout=3600",
                                 *options))
+
+
+def run_each(build_dir, options):
+    """{network: (execute cycles, printed outputs, its ELF)}, one `scons run` each (a model
+    set would run them all before the first count is known)."""
+    found = {}
+    for name in NETWORKS:
+        out = scons(build_dir, "model=%s" % (TINY / ("%s.pte" % name)), "run", "timeout=3600",
+                    *options)
+        cycles = int(re.search(r"^Cycles execute: (\d+)$", out, re.M).group(1))
+        elf = next(Path(build_dir).glob("*/%s/executor_runner.elf" % name))
+        found[name] = (cycles, model_io.parse_outputs(out), elf)
+    return found
+
+
+def pulp_testbench(given):
+    """The PULP testbench: given, or built by `scons testbench-pulp` (default build_dir)."""
+    if given:
+        return given
+    proc = subprocess.run([sys.executable, "-m", "SCons", "-Q", "testbench-pulp"], cwd=REPO,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode:
+        raise Failed("scons testbench-pulp failed (core_v_verif= and cv32e40p= set?):\n%s"
+                     % "\n".join(proc.stdout.splitlines()[-10:]))
+    return str(REPO / "build" / "testbench" / "pulp" / "Vtb_top_verilator")
+
+
+def xcv_table(tmp, model, options):
+    """Rows of the CORE-V extension table: rv32imc and rv32imc_xcv on one PULP testbench."""
+    on_pulp = ["board=cv32e40p", "verilator_model=%s" % model] + options
+    plain = run_each(tmp / "pulp-rv32imc", ["isa=rv32imc"] + on_pulp)
+    xcv = run_each(tmp / "pulp-xcv", ["isa=rv32imc_xcv"] + on_pulp)
+    rows = [("network", "MACs", "rv32imc cycles", "_xcv cycles", "_xcv MACs/cycle",
+             "speed-up", "rv32imc text", "_xcv text", "same outputs")]
+    for name in NETWORKS:
+        count = macs.program_macs(pte.read_pte(TINY / ("%s.pte" % name)))
+        (a, out_a, elf_a), (b, out_b, elf_b) = plain[name], xcv[name]
+        rows.append((name, "{:,}".format(count), "{:,}".format(a), "{:,}".format(b),
+                     "%.3f" % (count / b), "%.2fx" % (a / b),
+                     "{:,}".format(footprint(elf_a)[0]), "{:,}".format(footprint(elf_b)[0]),
+                     "yes" if out_a == out_b and out_a else "NO"))
+    return rows
+
+
+def print_table(rows):
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    print()
+    for row in rows:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(row, widths))))
 
 
 def scratch_bytes(program, et_root):
@@ -111,6 +168,10 @@ def main(argv=None):
     parser.add_argument("--isa", default="rv32imc")
     parser.add_argument("--verilator", help="Vtb_top_verilator (default: the user settings')")
     parser.add_argument("--no-verilator", action="store_true")
+    parser.add_argument("--xcv", action="store_true",
+                        help="add rv32imc against rv32imc_xcv on the PULP testbench")
+    parser.add_argument("--pulp-verilator", help="the PULP testbench (default: scons "
+                        "testbench-pulp builds it)")
     parser.add_argument("--only-int8", action="store_true",
                         help="skip the decomposed baseline (QEMU, 1.5 minutes)")
     args = parser.parse_args(argv)
@@ -158,14 +219,18 @@ def main(argv=None):
                 "{:,}".format(planned),
                 "{:,}".format(scratch_bytes(program, et_root)) if et_root else "-",
                 "{:,}".format(method_pool)))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    print()
-    for row in rows:
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                        for i, (c, w) in enumerate(zip(row, widths))))
+        xcv = xcv_table(tmp, pulp_testbench(args.pulp_verilator),
+                        ["corev_kernels=1"] + common[1:]) if args.xcv else None
+    print_table(rows)
     print("\nQEMU: instructions of Method::execute (mcycle under -icount). CV32E40P: its "
           "execute cycles on the testbench. Sizes in bytes, of the board=qemu image; "
           "planned memory includes the scratch buffers.")
+    if xcv:
+        print_table(xcv)
+        print("\nBoth on the PULP testbench (CV32E40P with COREV_PULP): execute cycles; text "
+              "of the board=cv32e40p image; same outputs: every printed value equal.")
+        if any(row[-1] != "yes" for row in xcv[1:]):
+            raise Failed("rv32imc and rv32imc_xcv print different outputs")
     return 0
 
 

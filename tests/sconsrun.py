@@ -74,3 +74,20 @@ def assert_progress_rises_to_100(output):
     assert percents[-1] == 100, output
     assert percents.count(100) <= max(3, len(percents) // 10), output
     assert percents[0] < 10, output
+
+
+def checkouts_for_testbench():
+    """[core_v_verif, cv32e40p] of the user settings when both are directories and
+    verilator is installed (what `scons testbench` needs), else None."""
+    import shutil
+    from etcorev.build import settings
+    values = settings.read()
+    found = [values.get("core_v_verif"), values.get("cv32e40p")]
+    if not shutil.which("verilator"):
+        return None
+    return found if all(p and os.path.isdir(p) for p in found) else None
+
+
+# Why a test that needs the testbench checkouts skips.
+NO_CHECKOUTS = ("no core-v-verif and cv32e40p checkouts (core_v_verif= and cv32e40p= in the "
+                "user settings file) or no verilator (see README, CV32E40P)")

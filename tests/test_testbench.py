@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from etcorev import testbench
-from etcorev.build import settings
 from etcorev.toolchain import riscv
-from sconsrun import REPO, scons
+from sconsrun import NO_CHECKOUTS, REPO, scons, checkouts_for_testbench
 
 needs_compiler = pytest.mark.skipif(
     not shutil.which("riscv64-unknown-elf-gcc") and not shutil.which("riscv32-corev-elf-gcc"),
@@ -351,16 +350,7 @@ def test_run_without_a_model_or_checkouts_says_what_to_set(tmp_path):
 
 # ---------------------------------------------------------------- the user's checkouts
 
-def _checkouts():
-    values = settings.read()
-    found = [values.get("core_v_verif"), values.get("cv32e40p")]
-    return found if all(p and os.path.isdir(p) for p in found) else None
-
-
-needs_checkouts = pytest.mark.skipif(
-    _checkouts() is None or not shutil.which("verilator"),
-    reason="no core-v-verif and cv32e40p checkouts (core_v_verif= and cv32e40p= in the user "
-           "settings file) or no verilator (see README, CV32E40P)")
+needs_checkouts = pytest.mark.skipif(checkouts_for_testbench() is None, reason=NO_CHECKOUTS)
 
 # cv.sdotsp.b (funct7 1010100, funct3 001, opcode 1111011): 100 + 1*5 - 2*6 - 3*7 + 4*8.
 # With a float division (the FPU's division unit needs the reset edge, RESET).
@@ -420,11 +410,11 @@ def _verilated(output):
 
 
 def _build_variant(build_dir, variant):
-    before = _snapshot(*map(Path, _checkouts()))
+    before = _snapshot(*map(Path, checkouts_for_testbench()))
     result = scons("testbench-%s" % variant, build_dir=build_dir, timeout=1800)
     assert result.returncode == 0, result.stdout[-3000:]
     assert (build_dir / "testbench" / variant / "Vtb_top_verilator").is_file()
-    assert _snapshot(*map(Path, _checkouts())) == before
+    assert _snapshot(*map(Path, checkouts_for_testbench())) == before
     return result
 
 

@@ -20,6 +20,14 @@
  */
 #include "corev_nn.h"
 
+#if COREV_XCV
+/* CORE-V: the panel times 4 channels with cv.sdotsp.b in hardware loops, the output
+   stage fused where it can be (corev_xcv.h). */
+#define CV_CONV_FILTER_INIT cv_xfilter_init
+#else
+#define CV_CONV_FILTER_INIT cv_filter_init
+#endif
+
 /* Output channels per filter-sum block (the sums live on the stack). */
 #define CV_CONV_NBLK 64
 
@@ -90,6 +98,11 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
     const cv_out_params o = {output_ch, conv_params->output_offset, conv_params->activation.min,
                              conv_params->activation.max};
     int32_t init[CV_CONV_NBLK];
+#if COREV_XCV
+    uint32_t rq_words[2 * CV_CONV_NBLK];
+    /* The SIMD kernel reads whole groups of 4: the panel's bytes past K are zeros. */
+    cv_xpanel_zero_tail(panel, K);
+#endif
 
     for (int32_t b = 0; b < batches; b++)
     {
@@ -101,7 +114,13 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
             {
                 const int32_t count = ch_per_group - nb < CV_CONV_NBLK ? ch_per_group - nb : CV_CONV_NBLK;
                 const int8_t *w = filter_data + (n0 + nb) * K;
-                cv_filter_init(init, w, count, K, bias_data ? bias_data + n0 + nb : NULL, input_offset);
+                CV_CONV_FILTER_INIT(init, w, count, K, bias_data ? bias_data + n0 + nb : NULL, input_offset);
+#if COREV_XCV
+                const uint32_t *rq =
+                    cv_xrq_prep(rq_words, quant_params->multiplier + n0 + nb, quant_params->shift + n0 + nb, count)
+                    ? rq_words
+                    : NULL;
+#endif
 
                 int32_t ox = 0, oy = 0;
                 for (int32_t p = 0; p < pixels; p += 4)
@@ -149,6 +168,19 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                             oy++;
                         }
                     }
+#if COREV_XCV
+                    cv_xpanel_gemm(panel,
+                                  rows,
+                                  K,
+                                  w,
+                                  count,
+                                  init,
+                                  quant_params->multiplier + n0 + nb,
+                                  quant_params->shift + n0 + nb,
+                                   rq,
+                                  output_data + p * output_ch + n0 + nb,
+                                  &o);
+#else
                     cv_panel_gemm(panel,
                                   rows,
                                   K,
@@ -159,6 +191,7 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                                   quant_params->shift + n0 + nb,
                                   output_data + p * output_ch + n0 + nb,
                                   &o);
+#endif
                 }
             }
         }

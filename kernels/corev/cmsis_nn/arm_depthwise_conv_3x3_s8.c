@@ -248,6 +248,218 @@ static CV_NO_SCHED void cv_dw3_ring(const cv_dw3_geom *g,
     }
 }
 
+#if COREV_XCV
+/*
+ * CORE-V: dot products over the taps (corev_xcv.h, cv_xdw3_s1 / cv_xdw3_s2). Per group
+ * of up to 4 channels, the input is transposed into lines of one channel along the axis
+ * with stride 1 or 2 (the one that needs fewer strips of 4 outputs: DS-CNN's 25 x 5
+ * maps run down the columns), padded with -input_offset, as many lines as the buffer
+ * holds (a band of output lines); then per channel one call computes the band's
+ * accumulators, which are requantized with the channel's bias + offset x filter sum.
+ * Lines longer than the buffer allows go in chunks of outputs. Returns 0 (nothing done)
+ * where neither axis has stride 1 or 2, or -input_offset is no int8.
+ */
+#define CV_XDW_BUF 1536 /* bytes of transposed input lines */
+#define CV_XDW_ACC 160  /* accumulators per call */
+
+/* One line of the band for channels c .. c + nc - 1 (nc <= 4): channel j at
+   line + j * Lb, input bytes at positions [lo, hi) from src (pixels in_f apart; NULL: a
+   line outside the input: all padding). The rest of the line is padding
+   already (cv_xfill_words on the band at the start of the chunk). */
+static __attribute__((noinline)) void
+cv_xdw3_fill(int8_t *line, int32_t Lb, const int8_t *src, int32_t in_f, int32_t nc, int32_t lo, int32_t hi, uint32_t pad)
+{
+    if (hi <= lo)
+    {
+        return;
+    }
+    if (src == NULL)
+    {
+        cv_xfill_words((uint32_t *)(void *)line, pad, Lb);
+        return;
+    }
+    if (nc == 4)
+    {
+        cv_xtranspose4(src, in_f, line, Lb, lo, hi - lo);
+        return;
+    }
+    for (int32_t pos = lo; pos < hi; pos++, src += in_f)
+    {
+        for (int32_t j = 0; j < nc; j++)
+        {
+            line[j * Lb + pos] = src[j];
+        }
+    }
+}
+
+static int cv_xdw3x3(const cv_dw3_geom *g,
+                     const int8_t *input,
+                     const int8_t *kernel,
+                     const int32_t *bias,
+                     const int32_t *mult,
+                     const int32_t *shift,
+                     int8_t *output)
+{
+    const int32_t C = g->C;
+    const int32_t ok_h = g->sx == 1 || g->sx == 2;
+    const int32_t ok_v = g->sy == 1 || g->sy == 2;
+    if ((!ok_h && !ok_v) || g->off < -127 || g->off > 128 || g->px < 0 || g->py < 0)
+    {
+        return 0;
+    }
+    const int32_t strips_h = g->OH * ((g->OW + 3) >> 2);
+    const int32_t strips_v = g->OW * ((g->OH + 3) >> 2);
+    const int32_t vertical = ok_v && (!ok_h || strips_v < strips_h);
+    /* The fast axis (along the lines) and the slow one, in input and output elements. */
+    const int32_t F = vertical ? g->H : g->W, OF = vertical ? g->OH : g->OW;
+    const int32_t sF = vertical ? g->sy : g->sx, pF = vertical ? g->py : g->px;
+    const int32_t S = vertical ? g->W : g->H, OS = vertical ? g->OW : g->OH;
+    const int32_t sS = vertical ? g->sx : g->sy, pS = vertical ? g->px : g->py;
+    const int32_t in_f = vertical ? g->W * C : C, in_s = vertical ? C : g->W * C;
+    const int32_t out_f = vertical ? g->OW * C : C, out_s = vertical ? C : g->OW * C;
+
+    /* Strips per chunk: 3 lines x 4 channels of Lb bytes in the buffer, 4 x strips
+       accumulators per line in the accumulator buffer. */
+    const int32_t nmax = sF == 1 ? CV_XDW_BUF / 48 - 1 : (CV_XDW_BUF / 12 - 4) / 8;
+    int32_t n = (OF + 3) >> 2;
+    n = n < nmax ? n : nmax;
+    const int32_t Lb = sF == 1 ? 4 * (n + 1) : 8 * n + 4;
+    const int32_t pitch = 4 * Lb;
+    const int32_t R = CV_XDW_BUF / pitch;
+    const int32_t band = (R - 3) / sS + 1;
+    const int32_t per_call = CV_XDW_ACC / (4 * n);
+    const uint32_t pad = 0x01010101u * (uint8_t)(int8_t)-g->off;
+
+    uint32_t buf_w[CV_XDW_BUF / 4];
+    int8_t *buf = (int8_t *)buf_w;
+    int32_t acc[CV_XDW_ACC];
+    uint32_t wq[4][18];
+    int32_t init[4];
+
+    for (int32_t c = 0; c < C; c += 4)
+    {
+        const int32_t nc = C - c < 4 ? C - c : 4;
+        /* per channel and kernel line the word (t0 t1 t2 0) of its 3 taps, shifted into
+           the words the kernel needs; the filter sums for the initial values */
+        int32_t sum[4] = {0, 0, 0, 0};
+        uint32_t *q[4] = {wq[0], wq[1], wq[2], wq[3]};
+        for (int32_t l = 0; l < 3; l++)
+        {
+            uint32_t a0[4];
+            const int8_t *t0 = kernel + (vertical ? l : 3 * l) * C + c;
+            const int32_t tstep = (vertical ? 3 : 1) * C;
+            if (nc == 4)
+            {
+                /* taps of 4 channels as words, transposed: a0[j] = (t0 t1 t2 0) of channel j */
+                const uint32_t w0 = cv_xload(t0), w1 = cv_xload(t0 + tstep), w2 = cv_xload(t0 + 2 * tstep);
+                const uint32_t u0 = cv_xshuffle2(w0, w1, 0x06020400u), u1 = cv_xshuffle2(w0, w1, 0x07030501u);
+                const uint32_t u2 = cv_xshuffle2(w2, 0, 0x06020400u), u3 = cv_xshuffle2(w2, 0, 0x07030501u);
+                a0[0] = cv_xshuffle2(u0, u2, 0x05040100u);
+                a0[1] = cv_xshuffle2(u1, u3, 0x05040100u);
+                a0[2] = cv_xshuffle2(u0, u2, 0x07060302u);
+                a0[3] = cv_xshuffle2(u1, u3, 0x07060302u);
+            }
+            else
+            {
+                for (int32_t j = 0; j < nc; j++)
+                {
+                    a0[j] = cv_xbytes(t0[j], t0[tstep + j], t0[2 * tstep + j], 0);
+                }
+            }
+            for (int32_t j = 0; j < nc; j++)
+            {
+                sum[j] = cv_xsdot(sum[j], a0[j], 0x01010101u);
+                q[j] = cv_xdw3_line_words(q[j], a0[j], sF);
+            }
+        }
+        for (int32_t j = 0; j < nc; j++)
+        {
+            init[j] = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)sum[j] * (uint32_t)g->off);
+        }
+        for (int32_t f0 = 0; f0 < OF; f0 += 4 * n)
+        {
+            const int32_t nf = OF - f0 < 4 * n ? OF - f0 : 4 * n; /* outputs of this chunk */
+            const int32_t ns = (nf + 3) >> 2;
+            const int32_t fin0 = f0 * sF - pF; /* input position of byte 0 of a line */
+            const int32_t lo = fin0 < 0 ? -fin0 : 0;
+            const int32_t hi = F - fin0 < Lb ? F - fin0 : Lb; /* bytes [lo, hi) are inside */
+            /* padding in every line of the band; the lines' inside is written below */
+            const int32_t nlmax = ((OS < band ? OS : band) - 1) * sS + 3;
+            cv_xfill_words(buf_w, pad, nlmax * Lb);
+            for (int32_t o0 = 0; o0 < OS; o0 += band)
+            {
+                const int32_t ob = OS - o0 < band ? OS - o0 : band;
+                const int32_t nl = (ob - 1) * sS + 3;
+                const int32_t sin0 = o0 * sS - pS;
+                /* Fill the band's lines: line i, channel j at buf + (4 i + j) Lb. */
+                for (int32_t i = 0; i < nl; i++)
+                {
+                    cv_xdw3_fill(buf + 4 * i * Lb, Lb, sin0 + i < 0 || sin0 + i >= S ? NULL
+                                 : input + (sin0 + i) * in_s + (fin0 + lo) * in_f + c,
+                                 in_f, nc, lo, hi, pad);
+                }
+                for (int32_t j = 0; j < nc; j++)
+                {
+                    for (int32_t l0 = 0; l0 < ob; l0 += per_call)
+                    {
+                        const int32_t cnt = ob - l0 < per_call ? ob - l0 : per_call;
+                        cv_xdw_args a;
+                        a.r0 = buf + (4 * l0 * sS + j) * Lb;
+                        a.r1 = a.r0 + pitch;
+                        a.r2 = a.r1 + pitch;
+                        a.adv = sS * pitch - 4 * sF * ns;
+                        a.nstrips = ns;
+                        a.nlines = cnt;
+                        a.wq = wq[j];
+                        a.out = acc;
+                        if (sF == 1)
+                        {
+                            cv_xdw3_s1(&a);
+                        }
+                        else
+                        {
+                            cv_xdw3_s2(&a);
+                        }
+                        const cv_xq q = cv_xq_make(mult[c + j], shift[c + j]);
+                        int8_t *dst = output + (o0 + l0) * out_s + f0 * out_f + c + j;
+                        if (q.mode == 1)
+                        {
+                            cv_xrq_lines_args qa;
+                            qa.q.add = init[j];
+                            qa.q.m2 = q.m2;
+                            qa.q.ps = (uint32_t)(q.pre << 8 | q.sh);
+                            qa.q.out_off = g->out_off;
+                            qa.q.act_min = g->act_min;
+                            qa.q.act_max = g->act_max;
+                            qa.nlines = cnt;
+                            qa.askip = 4 * ns - nf;
+                            qa.dline = out_s;
+                            cv_xrq_lines(acc, nf, dst, out_f, &qa);
+                            continue;
+                        }
+                        for (int32_t l = 0; l < cnt; l++, dst += out_s)
+                        {
+                            cv_xq_run(acc + 4 * ns * l,
+                                      1,
+                                      init[j],
+                                      nf,
+                                      dst,
+                                      out_f,
+                                      mult[c + j],
+                                      shift[c + j],
+                                      g->out_off,
+                                      g->act_min,
+                                      g->act_max);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return 1;
+}
+#endif
+
 arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
                                               const cmsis_nn_dw_conv_params *dw_conv_params,
                                               const cmsis_nn_per_channel_quant_params *quant_params,
@@ -291,6 +503,12 @@ arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
     /* Padding written as -input_offset contributes nothing only if that is an int8
        value: always, for the offsets of int8 zero points. */
     const int32_t ring_ok = g.px >= 0 && g.sx >= 1 && g.off >= -127 && g.off <= 128;
+#if COREV_XCV
+    if (cv_xdw3x3(&g, input, kernel, bias, mult, shift, output))
+    {
+        return ARM_CMSIS_NN_SUCCESS;
+    }
+#endif
 
     for (int32_t c = 0; c < C; c += 4)
     {

@@ -65,7 +65,7 @@ static void cv_tap_range(int32_t base, int32_t dil, int32_t kernel, int32_t size
  * w[k * wstride + j] for channel j of the group. Like cv_panel_gemm with the weight
  * matrix the other way round.
  */
-static CV_TILED void cv_dw_panel_gemm(const int8_t *panel,
+static CV_TILED CV_UNUSED void cv_dw_panel_gemm(const int8_t *panel,
                                          int32_t rows,
                                          int32_t K,
                                          const int8_t *w,
@@ -132,8 +132,45 @@ static CV_TILED void cv_dw_panel_gemm(const int8_t *panel,
     }
 }
 
+/* Row r of the panel: the K taps of output pixel (ox, oy) of input channel i, padding
+   as -input_offset. Tap k of row r is panel[16 * (k / 4) + 4 * r + k % 4]. */
+static void cv_dw_im2col_row(const cv_dw_geom *g, const int8_t *input, int32_t i, int32_t ox, int32_t oy,
+                             int8_t *panel, int32_t r)
+{
+    const int8_t pad_value = (int8_t)-g->off;
+    const int32_t base_x = ox * g->sx - g->px;
+    const int32_t base_y = oy * g->sy - g->py;
+    int32_t kx0, kx1;
+    cv_tap_range(base_x, g->dx, g->KW, g->W, &kx0, &kx1);
+    int8_t *d = panel + 4 * r;
+    int32_t j = 0;
+    for (int32_t ky = 0; ky < g->KH; ky++)
+    {
+        const int32_t iy = base_y + ky * g->dy;
+        const int32_t row_in = iy >= 0 && iy < g->H;
+        const int32_t k0 = row_in ? kx0 : g->KW;
+        const int32_t k1 = row_in ? kx1 : g->KW;
+        const int8_t *src = input + (iy * g->W + base_x + k0 * g->dx) * g->C + i;
+        for (int32_t kx = 0; kx < g->KW; kx++)
+        {
+            int8_t v = pad_value;
+            if (kx >= k0 && kx < k1)
+            {
+                v = *src;
+                src += g->dx * g->C;
+            }
+            d[j] = v;
+            if (++j == 4)
+            {
+                j = 0;
+                d += 16;
+            }
+        }
+    }
+}
+
 /* Depth multiplier a multiple of 4, kernel of at most CV_DW_KMAX taps. */
-static void cv_dw_mult4(const cv_dw_geom *g,
+static CV_UNUSED void cv_dw_mult4(const cv_dw_geom *g,
                         const int8_t *input,
                         const int8_t *kernel,
                         const int32_t *bias,
@@ -143,7 +180,6 @@ static void cv_dw_mult4(const cv_dw_geom *g,
 {
     const int32_t K = g->KW * g->KH;
     const int32_t pixels = g->OW * g->OH;
-    const int8_t pad_value = (int8_t)-g->off;
     int8_t panel[4 * CV_DW_KMAX] __attribute__((aligned(4)));
     int32_t init[CV_DW_NBLK];
 
@@ -168,36 +204,7 @@ static void cv_dw_mult4(const cv_dw_geom *g,
                 const int32_t rows = pixels - p < 4 ? pixels - p : 4;
                 for (int32_t r = 0; r < rows; r++)
                 {
-                    const int32_t base_x = ox * g->sx - g->px;
-                    const int32_t base_y = oy * g->sy - g->py;
-                    int32_t kx0, kx1;
-                    cv_tap_range(base_x, g->dx, g->KW, g->W, &kx0, &kx1);
-                    /* Tap k of row r is panel[16 * (k / 4) + 4 * r + k % 4]. */
-                    int8_t *d = panel + 4 * r;
-                    int32_t j = 0;
-                    for (int32_t ky = 0; ky < g->KH; ky++)
-                    {
-                        const int32_t iy = base_y + ky * g->dy;
-                        const int32_t row_in = iy >= 0 && iy < g->H;
-                        const int32_t k0 = row_in ? kx0 : g->KW;
-                        const int32_t k1 = row_in ? kx1 : g->KW;
-                        const int8_t *src = input + (iy * g->W + base_x + k0 * g->dx) * g->C + i;
-                        for (int32_t kx = 0; kx < g->KW; kx++)
-                        {
-                            int8_t v = pad_value;
-                            if (kx >= k0 && kx < k1)
-                            {
-                                v = *src;
-                                src += g->dx * g->C;
-                            }
-                            d[j] = v;
-                            if (++j == 4)
-                            {
-                                j = 0;
-                                d += 16;
-                            }
-                        }
-                    }
+                    cv_dw_im2col_row(g, input, i, ox, oy, panel, r);
                     if (++ox == g->OW)
                     {
                         ox = 0;
@@ -219,6 +226,121 @@ static void cv_dw_mult4(const cv_dw_geom *g,
         }
     }
 }
+
+#if COREV_XCV
+/*
+ * CORE-V version of cv_dw_mult4: the block's weights transposed (4 x 4 byte transposes,
+ * cv_xtranspose4) into rows of K padded with zeros to a multiple of 4, whose sums are
+ * the filter sums; then the panel kernel of the convolutions (cv_xpanel_gemm). A
+ * single-channel input (DS-CNN's first layer) small enough is first copied with its
+ * padding around it, so that each kernel row of a pixel is one run of bytes (whole
+ * words when the kernel width is a multiple of 4).
+ */
+#define CV_XDW_WT 2560  /* bytes of transposed weights */
+#define CV_XDW_PAD 768  /* bytes of a padded single-channel input */
+
+static void cv_xdw_mult4(const cv_dw_geom *g,
+                         const int8_t *input,
+                         const int8_t *kernel,
+                         const int32_t *bias,
+                         const int32_t *mult,
+                         const int32_t *shift,
+                         int8_t *output)
+{
+    const int32_t K = g->KW * g->KH;
+    const int32_t Kp = (K + 3) & ~3;
+    const int32_t pixels = g->OW * g->OH;
+    const int8_t pad_value = (int8_t)-g->off;
+    int8_t panel[4 * CV_DW_KMAX] __attribute__((aligned(4)));
+    int8_t wt[CV_XDW_WT] __attribute__((aligned(4)));
+    int32_t init[CV_DW_NBLK];
+    uint32_t rq_words[2 * CV_DW_NBLK];
+    const int32_t nblk = (CV_XDW_WT / Kp < CV_DW_NBLK ? CV_XDW_WT / Kp : CV_DW_NBLK) & ~3;
+    cv_xpanel_zero_tail(panel, K);
+
+    /* The input coordinates the taps reach: rows -py .., columns -px .. */
+    const int32_t PH = (g->OH - 1) * g->sy + (g->KH - 1) * g->dy + 1;
+    const int32_t PW = (g->OW - 1) * g->sx + (g->KW - 1) * g->dx + 1;
+    int8_t padded[CV_XDW_PAD] __attribute__((aligned(4)));
+    const int32_t use_pad = g->C == 1 && g->dx == 1 && PH * PW <= CV_XDW_PAD;
+    if (use_pad)
+    {
+        for (int32_t y = 0; y < PH; y++)
+        {
+            const int32_t iy = y - g->py;
+            for (int32_t x = 0; x < PW; x++)
+            {
+                const int32_t ix = x - g->px;
+                padded[y * PW + x] = iy >= 0 && iy < g->H && ix >= 0 && ix < g->W ? input[iy * g->W + ix] : pad_value;
+            }
+        }
+    }
+
+    for (int32_t i = 0; i < g->C; i++)
+    {
+        for (int32_t mb = 0; mb < g->M; mb += nblk)
+        {
+            const int32_t count = g->M - mb < nblk ? g->M - mb : nblk; /* a multiple of 4 */
+            const int32_t oc = i * g->M + mb;
+            for (int32_t m = 0; m < count; m += 4)
+            {
+                int8_t *row = wt + m * Kp;
+                cv_xtranspose4(kernel + oc + m, g->OC, row, Kp, 0, K);
+                for (int32_t j = 0; j < 4; j++, row += Kp)
+                {
+                    for (int32_t k = K; k < Kp; k++)
+                    {
+                        row[k] = 0;
+                    }
+                    init[m + j] = (int32_t)((uint32_t)(bias ? bias[oc + m + j] : 0) +
+                                            (uint32_t)cv_xbyte_sum(row, K) * (uint32_t)g->off);
+                }
+            }
+            const uint32_t *rq = cv_xrq_prep(rq_words, mult + oc, shift + oc, count) ? rq_words : NULL;
+            int32_t ox = 0, oy = 0;
+            for (int32_t p = 0; p < pixels; p += 4)
+            {
+                const int32_t rows = pixels - p < 4 ? pixels - p : 4;
+                for (int32_t r = 0; r < rows; r++)
+                {
+                    if (!use_pad)
+                    {
+                        cv_dw_im2col_row(g, input, i, ox, oy, panel, r);
+                    }
+                    else if ((g->KW & 3) == 0)
+                    {
+                        /* kernel rows of whole groups: words */
+                        cv_word *d = (cv_word *)(void *)(panel + 4 * r);
+                        for (int32_t ky = 0; ky < g->KH; ky++)
+                        {
+                            const int8_t *src = padded + (oy * g->sy + ky * g->dy) * PW + ox * g->sx;
+                            for (int32_t kx = 0; kx < g->KW; kx += 4, d += 4)
+                            {
+                                *d = cv_xload(src + kx);
+                            }
+                        }
+                    }
+                    else
+                    {
+                        for (int32_t ky = 0; ky < g->KH; ky++)
+                        {
+                            cv_panel_put(panel, r, ky * g->KW, padded + (oy * g->sy + ky * g->dy) * PW + ox * g->sx,
+                                         g->KW);
+                        }
+                    }
+                    if (++ox == g->OW)
+                    {
+                        ox = 0;
+                        oy++;
+                    }
+                }
+                cv_xpanel_gemm(panel, rows, Kp, wt, count, init, mult + oc, shift + oc, rq, output + p * g->OC + oc,
+                               &g->o);
+            }
+        }
+    }
+}
+#endif
 
 /* Any depth multiplier: over the taps inside the input, 4 output channels of one input
    channel at a time where the multiplier allows (1 or a multiple of 4), else one. */
@@ -351,7 +473,11 @@ arm_cmsis_nn_status arm_depthwise_conv_s8(const cmsis_nn_context *ctx,
     {
         if (use_panel)
         {
+#if COREV_XCV
+            cv_xdw_mult4(&g, input, kernel, bias, quant_params->multiplier, quant_params->shift, output);
+#else
             cv_dw_mult4(&g, input, kernel, bias, quant_params->multiplier, quant_params->shift, output);
+#endif
         }
         else
         {

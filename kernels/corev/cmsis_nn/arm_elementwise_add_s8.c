@@ -14,6 +14,9 @@
  */
 #include "corev_nn.h"
 
+/* CORE-V: blocks from this size on go through the tables (2 x 256 requantizations). */
+#define CV_XADD_LUT_MIN 512
+
 /* One element: the C path's steps. */
 CV_INLINE int8_t cv_add_one(int32_t x1,
                             int32_t x2,
@@ -50,6 +53,32 @@ arm_cmsis_nn_status arm_elementwise_add_s8(const int8_t *input_1_vect,
                                            const int32_t block_size)
 {
     int32_t n = block_size;
+#if COREV_XCV
+    /* CORE-V: each input's requantization depends on its int8 value only: tables of the
+       256 values per call, then the output stage in a hardware loop (corev_xcv.h). */
+    const cv_xq qo_x = cv_xq_make(out_mult, out_shift);
+    if (n >= CV_XADD_LUT_MIN && qo_x.mode == 1 && input_1_mult >= 0 && input_2_mult >= 0)
+    {
+        int32_t t1[256], t2[256];
+        const cv_rq q1 = cv_rq_make(input_1_mult, input_1_shift);
+        const cv_rq q2 = cv_rq_make(input_2_mult, input_2_shift);
+        for (int32_t x = -128; x < 128; x++)
+        {
+            t1[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_1_offset) << left_shift), q1);
+            t2[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_2_offset) << left_shift), q2);
+        }
+        cv_xadd_args a;
+        a.t1 = t1 + 128;
+        a.t2 = t2 + 128;
+        a.m2 = qo_x.m2;
+        a.ps = (uint32_t)(qo_x.pre << 8 | qo_x.sh);
+        a.out_off = out_offset;
+        a.act_min = out_activation_min;
+        a.act_max = out_activation_max;
+        cv_xadd_lut(input_1_vect, input_2_vect, output, n, &a);
+        return ARM_CMSIS_NN_SUCCESS;
+    }
+#endif
     if (input_1_mult >= 0 && input_2_mult >= 0 && out_mult >= 0)
     {
         const cv_rq q1 = cv_rq_make(input_1_mult, input_1_shift);

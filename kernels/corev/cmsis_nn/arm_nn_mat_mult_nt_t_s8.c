@@ -18,6 +18,14 @@
  */
 #include "corev_nn.h"
 
+#if COREV_XCV
+/* CORE-V: the panel times 4 channels with cv.sdotsp.b in hardware loops, the output
+   stage fused where it can be (corev_xcv.h). */
+#define CV_MM_FILTER_INIT cv_xfilter_init
+#else
+#define CV_MM_FILTER_INIT cv_filter_init
+#endif
+
 /* Panels on the stack for K up to CV_MM_KMAX; longer rows take the direct loop. */
 #define CV_MM_KMAX 256
 /* Output channels per filter-sum block (the sums live on the stack). */
@@ -76,7 +84,12 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
     {
         const int32_t count = rhs_rows - nb < CV_MM_NBLK ? rhs_rows - nb : CV_MM_NBLK;
         const int8_t *w = rhs + nb * K;
-        cv_filter_init(init, w, count, K, bias ? bias + nb : NULL, lhs_offset);
+        CV_MM_FILTER_INIT(init, w, count, K, bias ? bias + nb : NULL, lhs_offset);
+#if COREV_XCV
+        uint32_t rq_words[2 * CV_MM_NBLK];
+        const uint32_t *rq =
+            cv_xrq_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count) ? rq_words : NULL;
+#endif
 
         if (K > CV_MM_KMAX)
         {
@@ -86,6 +99,9 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
         }
 
         int8_t panel[4 * CV_MM_KMAX] __attribute__((aligned(4)));
+#if COREV_XCV
+        cv_xpanel_zero_tail(panel, K);
+#endif
         const int8_t *row = lhs;
         int8_t *out = dst + nb;
         for (int32_t m = 0; m < lhs_rows; m += 4)
@@ -96,7 +112,11 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
                 cv_panel_put(panel, r, 0, row, K);
                 row += lhs_cols_offset;
             }
+#if COREV_XCV
+            cv_xpanel_gemm(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, rq, out, &o);
+#else
             cv_panel_gemm(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, out, &o);
+#endif
             out += 4 * rhs_rows;
         }
     }

@@ -55,6 +55,42 @@ CV_NO_SCHED arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
         extra = (int32_t)((uint32_t)s * (uint32_t)rhs_offset);
     }
     const cv_rq q = cv_rq_make(dst_multiplier, dst_shift);
+#if COREV_XCV
+    /* CORE-V: 4 rows at a time against each input word with cv.sdotsp.b, the weight sums
+       alongside for the input offset (corev_xcv.h, cv_xfc4); the last K % 4 values and
+       the requantization in C. */
+    const int32_t groups = K >> 2;
+    const int32_t tail0 = K & ~3;
+    int32_t r4[8];
+    for (int32_t n = 0; n < rhs_rows; n += 4, rhs += 4 * K)
+    {
+        const int32_t nr = rhs_rows - n < 4 ? rhs_rows - n : 4;
+        if (groups && nr == 4)
+        {
+            cv_xfc4(lhs, rhs, K, groups, r4);
+        }
+        for (int32_t j = 0; j < nr; j++)
+        {
+            const int8_t *w = rhs + j * K;
+            int32_t r = j;
+            if (groups && nr < 4)
+            {
+                /* the last rows one at a time (the kernel computes it 4 times) */
+                cv_xfc4(lhs, w, 0, groups, r4);
+                r = 0;
+            }
+            uint32_t a = groups ? (uint32_t)r4[r] + (uint32_t)r4[4 + r] * (uint32_t)lhs_offset : 0;
+            for (int32_t k = tail0; k < K; k++)
+            {
+                a += (uint32_t)((lhs[k] + lhs_offset) * w[k]);
+            }
+            a += (uint32_t)extra + (uint32_t)(bias ? bias[n + j] : 0);
+            *dst = cv_fc_out((int32_t)a, q, dst_multiplier, dst_shift, dst_offset, activation_min, activation_max);
+            dst += address_offset;
+        }
+    }
+    return ARM_CMSIS_NN_SUCCESS;
+#endif
 
     int32_t acc[8];
     int32_t n = 0;

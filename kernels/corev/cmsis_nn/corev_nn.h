@@ -30,6 +30,11 @@
 
 #define CV_INLINE static inline __attribute__((always_inline))
 
+/* isa=..._xcv defines COREV_XCV=1: the CORE-V extension kernels (corev_xcv.h). */
+#ifndef COREV_XCV
+#define COREV_XCV 0
+#endif
+
 /* A word of int8 data, read or written where the address is known to be aligned: one lw
    or sw (may_alias: it is accessed as int8 elsewhere). */
 typedef uint32_t __attribute__((may_alias, aligned(4))) cv_word;
@@ -449,5 +454,9 @@ static CV_TILED CV_UNUSED void cv_panel_gemm(const int8_t *panel,
         cv_store_tile(acc, 1, rows, dst, mult, shift, o);
     }
 }
+
+#if COREV_XCV
+#include "corev_xcv.h"
+#endif
 
 #endif
