@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from etcorev.executorch.kernel_sources import CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, TREE_LIBRARIES
+from etcorev.toolchain import torchgen
 from sconsrun import REPO
 
 pytestmark = pytest.mark.quick   # the edit-build loop's tier (README)
@@ -127,7 +128,10 @@ def test_codegen_prints_do_not_mix_into_the_build_output(verbose, tmp_path, caps
 
 
 def _codegen(et_root, module, *argv):
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    """ExecuTorch's codegen module run as its docs run it, with torchgen importable (the
+    per-user cache's copy when torch is not installed, as after ./setup.sh)."""
+    path = os.pathsep.join(filter(None, [torchgen.ensure(), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=path)
     subprocess.run([sys.executable, "-B", "-m", module] + list(argv), cwd=et_root, env=env,
                    check=True, stdout=subprocess.DEVNULL)
 
