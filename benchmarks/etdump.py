@@ -34,7 +34,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from checkout import REPO, Failed, scons
+
 MODEL = REPO / "examples" / "models" / "cnn.pte"
 ETRECORD = REPO / "examples" / "models" / "cnn.etrecord"
 sys.path.insert(0, str(REPO / "site_scons"))
@@ -50,19 +51,6 @@ PROFILES = ("0", "1", "etdump")
 CYCLES_RE = re.compile(r"^Cycles ([a-z ]+): (\d+)\s*$", re.M)
 TOTAL_RE = re.compile(r"^Cycles: (\d+)\s*$", re.M)
 
-
-class Failed(Exception):
-    pass
-
-
-def scons(build_dir, *args):
-    argv = [sys.executable, "-m", "SCons", "-Q", "build_dir=%s" % build_dir] + list(args)
-    proc = subprocess.run(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
-    if proc.returncode:
-        raise Failed("scons failed (exit %d): %s\n%s" % (
-            proc.returncode, " ".join(argv), "\n".join(proc.stdout.splitlines()[-25:])))
-    return proc.stdout
 
 
 def flatcc_tree(given):

@@ -42,7 +42,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from checkout import REPO, Failed, scons
+
 MODELS = REPO / "examples" / "models"              # the repository's example models
 sys.path.insert(0, str(REPO / "site_scons"))
 
@@ -61,20 +62,6 @@ TOTAL_RE = re.compile(r"^Cycles: (\d+)\s*$", re.M)
 
 
 # ---------------------------------------------------------------- helpers
-
-class Failed(Exception):
-    pass
-
-
-def scons(build_dir, *args):
-    argv = [sys.executable, "-m", "SCons", "-Q", "build_dir=%s" % build_dir] + list(args)
-    proc = subprocess.run(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
-    if proc.returncode:
-        raise Failed("scons failed (exit %d): %s\n%s" % (
-            proc.returncode, " ".join(argv), "\n".join(proc.stdout.splitlines()[-25:])))
-    return proc.stdout
-
 
 def phases(output):
     found = {name: int(value) for name, value in CYCLES_RE.findall(output)}

@@ -32,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from checkout import REPO, Failed, scons
 sys.path.insert(0, str(REPO / "site_scons"))
 
 from etcorev import pte  # noqa: E402
@@ -47,19 +47,6 @@ DECOMPOSED = TINY / "decomposed"
 NETWORKS = ("ds_cnn", "mobilenet_v1", "resnet8", "autoencoder")
 ROW = re.compile(r"^(\w+)\s+(ok|FAIL \d+)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+", re.M)
 
-
-class Failed(Exception):
-    pass
-
-
-def scons(build_dir, *args):
-    argv = [sys.executable, "-m", "SCons", "-Q", "build_dir=%s" % build_dir] + list(args)
-    proc = subprocess.run(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
-    if proc.returncode:
-        raise Failed("scons failed (exit %d): %s\n%s" % (
-            proc.returncode, " ".join(argv), "\n".join(proc.stdout.splitlines()[-25:])))
-    return proc.stdout
 
 
 def execute_counts(output):
@@ -191,9 +178,9 @@ def main(argv=None):
                                                      ["board=qemu"] + common)
         rtl = {}
         if verilator:
-            for name in ("ds_cnn", "resnet8", "mobilenet_v1", "autoencoder"):
-                rtl.update(run_set(tmp / "rtl", TINY / ("%s.pte" % name),
-                                   ["board=cv32e40p", "verilator_model=%s" % verilator] + int8))
+            runs = run_each(tmp / "rtl", ["board=cv32e40p", "verilator_model=%s" % verilator]
+                            + int8)
+            rtl = {name: cycles for name, (cycles, _, _) in runs.items()}
         rows = [("network", "MACs", "QEMU int8", "QEMU decomposed", "ratio",
                  "CV32E40P cycles", "MACs/cycle", "text", "rodata", "RAM", "planned",
                  "scratch", "method pool")]
