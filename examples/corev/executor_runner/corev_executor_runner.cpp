@@ -161,7 +161,7 @@ const char* dtype_name(ScalarType type) {
   }
 }
 
-void print_element(const Tensor& tensor, size_t i) {
+inline __attribute__((always_inline)) void print_element(const Tensor& tensor, size_t i) {
   switch (tensor.scalar_type()) {
     case ScalarType::Float: print_float(tensor.const_data_ptr<float>()[i]); break;
     case ScalarType::Double: print_float(static_cast<float>(tensor.const_data_ptr<double>()[i])); break;
