@@ -76,13 +76,34 @@ needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
                                 reason="qemu-system-riscv32 not installed (qemu-system-misc)")
 
 
+def _not_sources(directory, names):
+    """What a copy of the checkout to install from leaves out: git's, the venv, the build
+    directory (top level only: etcorev has a build package), caches."""
+    top = {".git", ".venv", "build", ".pytest_cache"} if Path(directory) == REPO else set()
+    return [n for n in names if n in top or n == "__pycache__" or n.endswith(".egg-info")]
+
+
+def _written_by_pip(checkout):
+    """What `pip install` of a source tree leaves in it: setuptools' build directories and
+    the package's .egg-info."""
+    return sorted(str(p.relative_to(checkout)) for p in
+                  list(checkout.glob("build/lib")) + list(checkout.glob("build/bdist.*")) +
+                  list(checkout.glob("site_scons/*.egg-info")))
+
+
 @needs_qemu
 def test_own_project_builds_with_the_installed_package(et_root, tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    install = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(REPO)],
+    # pip builds in the source tree (setuptools' build/ and an .egg-info): from a copy,
+    # so that the checkout, whose build/ is the build's own, gets nothing of it.
+    source = tmp_path / "checkout"
+    shutil.copytree(REPO, source, ignore=_not_sources)
+    before = _written_by_pip(REPO)
+    install = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(source)],
                              capture_output=True, text=True)
     assert install.returncode == 0, install.stdout + install.stderr
+    assert _written_by_pip(REPO) == before
     project = tmp_path / "own_project"              # outside the checkout
     shutil.copytree(REPO / "examples" / "own_project", project)
     env = dict(os.environ, PATH="%s:%s" % (venv / "bin", os.environ["PATH"]),
