@@ -330,6 +330,14 @@ def test_testbench_without_the_checkouts_is_a_one_line_error(fake, given, missin
     assert "Traceback" not in result.stdout
 
 
+def test_an_unknown_variant_is_a_one_line_error_naming_the_variants(fake):
+    result = fake["run"]("testbench-bogus")
+    assert result.returncode == 2
+    [line] = [l for l in result.stdout.splitlines() if l.startswith("scons: ***")]
+    assert "testbench-bogus" in line and "plain, fpu, pulp, pulp-fpu" in line, result.stdout
+    assert "Traceback" not in result.stdout
+
+
 def test_a_directory_that_is_no_checkout_is_refused(fake, tmp_path):
     result = fake["run"]("testbench", "core_v_verif=%s" % (tmp_path / "bin"))
     assert result.returncode == 2
