@@ -231,12 +231,3 @@ def manifest_sources(manifest, rtl_dir):
                          for name in sorted(os.listdir(directory))
                          if name.endswith((".sv", ".svh", ".v", ".vh")))
     return sorted(set(files))
-
-
-def remove_empty_directories(top):
-    """After `scons -c testbench`: top and the directories below it that hold no file."""
-    for directory, _, _ in sorted(os.walk(top), key=lambda d: -len(d[0])):
-        try:
-            os.rmdir(directory)
-        except OSError:                  # not empty
-            pass

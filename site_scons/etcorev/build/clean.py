@@ -20,11 +20,11 @@ def prune_after_clean(variant_dir, build_dir, install_dir=None):
     remain, their files need it) and the build directory's lock, then build_dir itself
     when it is empty; and the install directory when nothing is left in it. Other
     files and directories in build_dir stay; other variants are named."""
-    _remove_empty_directories(variant_dir)
+    remove_empty_directories(variant_dir)
     # Host programs the variant built (profile=etdump's flatcc, build_dir/host/...).
-    _remove_empty_directories(os.path.join(build_dir, "host"))
+    remove_empty_directories(os.path.join(build_dir, "host"))
     if install_dir:
-        _remove_empty_directories(install_dir)
+        remove_empty_directories(install_dir)
     if not os.path.isdir(build_dir):
         return
     variants = sorted(entry.name for entry in os.scandir(build_dir)
@@ -44,8 +44,9 @@ def prune_after_clean(variant_dir, build_dir, install_dir=None):
         os.rmdir(build_dir)
 
 
-def _remove_empty_directories(top):
-    """top and the directories below it that hold no file, deepest first."""
+def remove_empty_directories(top):
+    """top and the directories below it that hold no file, deepest first (also after
+    `scons -c testbench`)."""
     for directory, _, _ in sorted(os.walk(top), key=lambda d: -len(d[0])):
         try:
             os.rmdir(directory)

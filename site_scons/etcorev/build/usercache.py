@@ -38,13 +38,19 @@ def remembered(store: str, path: str, compute):
     """compute(path)'s answer about a program or file, kept in the cache file `store`
     keyed by the file's real path, size and modification time: asked once per file
     (flatc's version: a process per build otherwise). Without a cache, computed."""
-    import json
     real = os.path.realpath(path)
     try:
         st = os.stat(real)
     except OSError:
         return compute(path)
-    key = "%s:%d:%d" % (real, st.st_size, st.st_mtime_ns)
+    return remembered_as(store, "%s:%d:%d" % (real, st.st_size, st.st_mtime_ns),
+                         lambda: compute(path))
+
+
+def remembered_as(store: str, key: str, compute):
+    """compute()'s answer (JSON), kept under key in the cache file `store` (a JSON object,
+    replaced whole, so that a reader never sees half of it). Without a cache, computed."""
+    import json
     root = cache_root()
     file = root / store if root else None
     known = {}
@@ -54,7 +60,7 @@ def remembered(store: str, path: str, compute):
         except (OSError, ValueError):
             known = {}
     if key not in known:
-        known[key] = compute(path)
+        known[key] = compute()
         if file is not None:
             try:
                 file.parent.mkdir(parents=True, exist_ok=True)

@@ -88,26 +88,9 @@ def facts(gcc: str, isa_flags) -> dict:
                       header.st_size, header.st_mtime_ns])
     if key in _MEMO:
         return _MEMO[key]
-    root = usercache.cache_root()
-    store = root / "compilers.json" if root else None
-    known = {}
-    if store is not None:
-        try:
-            known = json.loads(store.read_text())
-        except (OSError, ValueError):
-            known = {}
-    if key not in known:
-        known[key] = _probe(gcc, isa_flags)
-        if store is not None:
-            try:
-                store.parent.mkdir(parents=True, exist_ok=True)
-                tmp = store.with_name(store.name + ".%d.tmp" % os.getpid())
-                tmp.write_text(json.dumps(known, indent=0, sort_keys=True))
-                os.replace(tmp, store)
-            except OSError:
-                pass
-    _MEMO[key] = known[key]
-    return known[key]
+    _MEMO[key] = usercache.remembered_as("compilers.json", key,
+                                         lambda: _probe(gcc, isa_flags))
+    return _MEMO[key]
 
 
 def multilib_matches(found: Optional[str], mabi: str, default_abi: Optional[str]) -> bool:
