@@ -86,7 +86,7 @@ fi
 
 record() {    # record NAME PATH WHAT: a tree in the user settings file
   .venv/bin/python -c "import sys; sys.path.insert(0, 'site_scons')
-from etcorev.build import settings
+from etcorev.scons import settings
 print('setup: %s recorded in' % sys.argv[3], settings.write(**{sys.argv[1]: sys.argv[2]}))" \
     "$1" "$(cd "$2" && pwd)" "$3"
 }

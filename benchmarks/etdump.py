@@ -41,7 +41,7 @@ ETRECORD = REPO / "examples" / "models" / "cnn.etrecord"
 sys.path.insert(0, str(REPO / "site_scons"))
 
 from etcorev import pte  # noqa: E402
-from etcorev.build import settings  # noqa: E402
+from etcorev.scons import settings  # noqa: E402
 from etcorev.executorch.flatcc import has_flatcc  # noqa: E402
 from etcorev.image import memory_usage  # noqa: E402
 from etcorev.run import profile as cycle_profile  # noqa: E402

@@ -48,7 +48,7 @@ MODELS = REPO / "examples" / "models"              # the repository's example mo
 sys.path.insert(0, str(REPO / "site_scons"))
 
 from etcorev import boards  # noqa: E402
-from etcorev.build import settings
+from etcorev.scons import settings
 from etcorev.toolchain import corev_gcc
 from machine import executorch_root, host_rows, median, print_rows, scons_version, tool_version  # noqa: E402
 

@@ -36,7 +36,7 @@ from checkout import REPO, Failed, scons
 sys.path.insert(0, str(REPO / "site_scons"))
 
 from etcorev import pte  # noqa: E402
-from etcorev.build import settings
+from etcorev.scons import settings
 from etcorev.image import memory_usage
 from etcorev.pte import macs, model_io
 from etcorev.run import runner_config

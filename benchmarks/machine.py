@@ -82,7 +82,7 @@ def executorch_root():
         print("SCons is not importable: run this with the project's .venv/bin/python",
               file=sys.stderr)
         return None
-    from etcorev.build import settings
+    from etcorev.scons import settings
     root = os.environ.get("EXECUTORCH_ROOT") or settings.read().get("executorch")
     if not root or not os.path.isdir(root):
         print("no ExecuTorch tree: set EXECUTORCH_ROOT, or run ./setup.sh --executorch PATH",

@@ -5,7 +5,7 @@ nothing in the source tree (`scons -c` then leaves it as it was)."""
 import sys
 
 sys.dont_write_bytecode, _saved = True, sys.dont_write_bytecode
-from etcorev.build import usercache  # noqa: E402  (compiled without writing byte code)
+from etcorev.scons import usercache  # noqa: E402  (compiled without writing byte code)
 
 _root = usercache.cache_root()
 if _root is not None:

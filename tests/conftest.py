@@ -19,7 +19,7 @@ if _site_scons not in sys.path:
 sys.dont_write_bytecode, _saved = True, sys.dont_write_bytecode
 import site_init  # noqa: E402,F401
 sys.dont_write_bytecode = _saved or site_init.sys.dont_write_bytecode
-from etcorev.build import settings  # noqa: E402
+from etcorev.scons import settings  # noqa: E402
 from etcorev.toolchain import corev_gcc
 from sconsrun import TEST_CACHE  # noqa: E402
 

@@ -80,7 +80,7 @@ def checkouts_for_testbench():
     """[core_v_verif, cv32e40p] of the user settings when both are directories and
     verilator is installed (what `scons testbench` needs), else None."""
     import shutil
-    from etcorev.build import settings
+    from etcorev.scons import settings
     values = settings.read()
     found = [values.get("core_v_verif"), values.get("cv32e40p")]
     if not shutil.which("verilator"):

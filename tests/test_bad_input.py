@@ -545,7 +545,7 @@ def test_a_killed_scons_takes_its_simulator_with_it(tmp_path):
 def test_a_home_that_does_not_exist_is_not_created(tmp_path):
     """HOME naming nothing (a service account, a container): the per-user cache is off,
     not made under that path."""
-    from etcorev.build import settings
+    from etcorev.scons import settings
     env = dict(os.environ, HOME=str(tmp_path / "nonexistent" / "home"),
                COREV_ET_SETTINGS=settings.path())
     env.pop("XDG_CACHE_HOME", None)
@@ -568,7 +568,7 @@ def test_clean_leaves_nothing_of_ours_beside_the_users_own_directories(tmp_path)
 
 
 def test_clean_names_only_variants_as_left(tmp_path):
-    from etcorev.build.clean import prune_after_clean
+    from etcorev.scons.clean import prune_after_clean
     build_dir = tmp_path / "checkout"
     for name in ("site_scons", "tests", "qemu-debug-loginfo-rv32imc-corev",
                  "cv32e40p-release-logoff-rv32imc-corev"):

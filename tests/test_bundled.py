@@ -11,7 +11,7 @@ import struct
 import pytest
 
 from etcorev import pte
-from etcorev.build import settings
+from etcorev.scons import settings
 from etcorev.pte import flatbuf
 from etcorev.run import bundled, etdump, models
 from conftest import executorch_root

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from etcorev.build.buildcache import tree_places
+from etcorev.scons.buildcache import tree_places
 from sconsrun import REPO, TEST_CACHE, scons
 from test_cli import copy_worktree
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from etcorev.build import settings
+from etcorev.scons import settings
 from etcorev.run import profile
 from sconsrun import model_entry, scons
 

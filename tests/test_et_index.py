@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from etcorev.build import usercache
+from etcorev.scons import usercache
 from etcorev.executorch import et_index, et_tree, kernel_plan
 from etcorev.errors import BuildSetupError
 from etcorev.executorch.et_tree import ETSourceError

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from etcorev.build import usercache
+from etcorev.scons import usercache
 from etcorev.toolchain import buildsteps, libstdcxx
 from etcorev.toolchain.libstdcxx import LibstdcxxError
 

@@ -1,4 +1,4 @@
-"""The installed SCons still has what etcorev.build.scons_internals relies on, beyond
+"""The installed SCons still has what etcorev.scons.scons_internals relies on, beyond
 SCons's documented interface: a release that changes one of them fails here, by name."""
 
 import pytest
@@ -6,7 +6,7 @@ import SCons.CacheDir
 import SCons.SConsign
 from SCons.Environment import Environment
 
-from etcorev.build import scons_internals
+from etcorev.scons import scons_internals
 
 pytestmark = pytest.mark.quick
 

@@ -22,7 +22,8 @@ flash, .data (copied there by crt0), .bss, the pools and the stack in the RAM.
 
 import os
 
-from etcorev import boards, locations, require_tools
+from etcorev import boards, locations
+from etcorev.scons.tools import require_tools
 from etcorev.errors import BuildSetupError
 
 COMMON_DIR = locations.source_dir("pal", "boards", "common")

@@ -30,7 +30,7 @@ import SCons.Errors
 from SCons.Action import Action
 
 from etcorev import boards
-from etcorev.build import builddir
+from etcorev.scons import builddir
 from etcorev.run import simulator
 from etcorev.errors import BuildSetupError
 

@@ -20,7 +20,7 @@ import SCons.Builder
 import SCons.Errors
 from elftools.common.exceptions import ELFError
 
-from etcorev.build import quiet_messages
+from etcorev.scons import quiet_messages
 from etcorev.image import elfout, memory_usage
 from etcorev.image.output_formats import FORMATS
 

@@ -45,9 +45,9 @@ import sys
 
 from SCons.Action import Action
 
-from etcorev import require_tools
+from etcorev.scons.tools import require_tools
 from etcorev.artifacts import KernelBuild
-from etcorev.build import builddir, usercache
+from etcorev.scons import builddir, usercache
 from etcorev.executorch import et_index, flatcc
 from etcorev.errors import BuildSetupError
 from etcorev.executorch.et_tree import ETSourceError, check_tree
@@ -143,7 +143,7 @@ def _flatbuffers_header_version(base_h):
 
 
 def _flatc_version(flatc):
-    """Asked once per flatc binary (etcorev.build.usercache.remembered)."""
+    """Asked once per flatc binary (etcorev.scons.usercache.remembered)."""
     def ask(path):
         out = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
         match = re.search(r"(\d+\.\d+\.\d+)", out)

@@ -15,9 +15,10 @@ link, and its ELF and map are removed. Loads the board and toolchain tools it ne
 
 import os
 
-from etcorev import boards, require_tools
+from etcorev import boards
+from etcorev.scons.tools import require_tools
 from etcorev.artifacts import Firmware as FirmwareArtifact
-from etcorev.build import builddir
+from etcorev.scons import builddir
 from etcorev.image.output_formats import FORMATS
 
 

@@ -26,7 +26,7 @@ import SCons.Action
 import SCons.Builder
 import SCons.Errors
 
-from etcorev.build import quiet_messages
+from etcorev.scons import quiet_messages
 from etcorev.image import footprint, footprint_report, ldmap, lto_objects
 
 # The inspector: a new one makes new tables.

@@ -25,8 +25,8 @@ import shutil
 
 from SCons.Action import Action
 
-from etcorev import require_tools
-from etcorev.build import scons_internals
+from etcorev.scons.tools import require_tools
+from etcorev.scons import scons_internals
 from etcorev.errors import BuildSetupError
 
 PASSED_VARIABLES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")

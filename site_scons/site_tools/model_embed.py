@@ -21,7 +21,8 @@ import zlib
 from SCons.Action import Action
 from SCons.Builder import Builder
 
-from etcorev import boards, require_tools
+from etcorev import boards
+from etcorev.scons.tools import require_tools
 from etcorev.image import elfout
 
 XXD_BYTES_PER_LINE = 12

@@ -10,7 +10,7 @@ so far; up-to-date files count as reached, so an incremental build that only rel
 prints "[100%] Linking ...". $PRINT_CMD_LINE_FUNC puts it in front of each message as
 it is printed, so it shows in logs and pipes as well as on a terminal, and the lines of
 parallel jobs rise in order. Other tools give their actions messages with
-etcorev.build.quiet_messages.set_message().
+etcorev.scons.quiet_messages.set_message().
 
 Paths in messages are short: relative to the top directory, the build directory or
 the ExecuTorch tree's parent (`executorch/runtime/...`), when under one of them."""
@@ -27,8 +27,8 @@ import SCons.Node.FS
 import SCons.Script
 import SCons.Util
 
-from etcorev import add_progress, require_tools
-from etcorev.build import scons_internals
+from etcorev.scons.tools import add_progress, require_tools
+from etcorev.scons import scons_internals
 
 MESSAGES = {
     "CCCOMSTR": "Compiling $QUIET_SOURCE",

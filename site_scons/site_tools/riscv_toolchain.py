@@ -14,7 +14,7 @@ when the tool is loaded: every pseudo-builder of the firmware tools calls it fir
 Afterwards $TOOLCHAIN_PREFIX is the prefix found and $TOOLCHAIN_DESCRIPTION says which.
 """
 
-from etcorev import require_tools
+from etcorev.scons.tools import require_tools
 from etcorev.toolchain import riscv
 
 

@@ -26,7 +26,7 @@ import SCons.Errors
 from SCons.Action import Action
 
 from etcorev import boards
-from etcorev.build import scons_internals
+from etcorev.scons import scons_internals
 from etcorev.image import memory_usage
 from etcorev.pte import model_io
 from etcorev.run import bundled, etdump, failures, profile, simulator

@@ -32,7 +32,7 @@ from SCons.Action import Action
 from SCons.Builder import Builder
 
 from etcorev import testbench
-from etcorev.build import quiet_messages
+from etcorev.scons import quiet_messages
 from etcorev.errors import BuildSetupError
 
 OPTIONS = ("core_v_verif", "cv32e40p")

@@ -10,7 +10,7 @@ from $WHOLE_ARCHIVE_LIBS, and the archives stay dependencies of the program.
 """
 
 
-from etcorev import require_tools
+from etcorev.scons.tools import require_tools
 
 
 def _whole_archive_flags(libs, target, source, env, for_signature):

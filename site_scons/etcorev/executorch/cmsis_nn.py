@@ -20,7 +20,7 @@ import re
 import tempfile
 from typing import Dict, Iterable, List, Optional
 
-from etcorev.build import usercache
+from etcorev.scons import usercache
 from etcorev.executorch.kernel_sources import defines_function
 
 PIN_FILE = "backends/cortex_m/CMakeLists.txt"

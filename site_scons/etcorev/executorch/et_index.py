@@ -2,7 +2,7 @@
 the kernel libraries' operators and sources, and the Buck targets linking them.
 
 Reading the tree takes about a second; the index is kept in memory for the run and on
-disk in the per-user cache (etcorev.build.usercache), keyed by the stamp (size, mtime) of every
+disk in the per-user cache (etcorev.scons.usercache), keyed by the stamp (size, mtime) of every
 file and directory read and of this code, so a warm run costs a few stats.
 """
 
@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from etcorev.build import usercache
+from etcorev.scons import usercache
 from etcorev.executorch import buck, kernel_sources
 from etcorev.executorch.et_tree import ETSourceError, TreeReader, check_tree, detect_version, stamp
 

@@ -12,7 +12,7 @@ import subprocess
 from typing import Optional
 
 from etcorev import locations
-from etcorev.build import usercache
+from etcorev.scons import usercache
 
 _MEMO = {}
 

@@ -11,7 +11,7 @@ specs, libstdc++ on newlib, multilib selection.
 
     python site_scons/etcorev/toolchain/corev_gcc.py        # build what is missing, print the prefix
 
-Layout in the per-user cache (etcorev.build.usercache):
+Layout in the per-user cache (etcorev.scons.usercache):
 
     corev-gcc/<key>/             the install (bin/riscv32-corev-elf-gcc, ...)
     corev-gcc/<key>/.complete    written last: only then is the toolchain used
@@ -39,7 +39,7 @@ if __package__ in (None, ""):      # run as a script: make `etcorev` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     sys.dont_write_bytecode = True  # and leave no byte code in the checkout
 
-from etcorev.build import usercache   # noqa: E402
+from etcorev.scons import usercache   # noqa: E402
 from etcorev.toolchain import buildsteps
 
 TARGET = "riscv32-corev-elf"

@@ -46,7 +46,7 @@ if __package__ in (None, ""):      # run as a script: make `etcorev` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     sys.dont_write_bytecode = True  # and leave no byte code in the checkout
 
-from etcorev.build import usercache  # noqa: E402
+from etcorev.scons import usercache  # noqa: E402
 from etcorev.toolchain import buildsteps
 
 __all__ = [

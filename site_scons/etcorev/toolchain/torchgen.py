@@ -19,7 +19,7 @@ import zipfile
 if __package__ in (None, ""):      # run as a script: make `etcorev` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from etcorev.build import usercache  # noqa: E402
+from etcorev.scons import usercache  # noqa: E402
 
 TORCH = "torch==2.13.0"
 

@@ -5,7 +5,7 @@ import os
 import re
 import textwrap
 
-from etcorev.build.usercache import OFF_VALUES
+from etcorev.scons.usercache import OFF_VALUES
 
 # Placeholders in `scons -h` for options without a fixed list of values.
 METAVARS = {"model": "PATH", "inputs": "PATH", "app": "DIR", "executorch": "DIR", "cmsis_nn": "DIR",

@@ -5,7 +5,7 @@
 
 With $VERBOSE nothing is set, and SCons prints the commands themselves."""
 
-from etcorev import require_tools
+from etcorev.scons.tools import require_tools
 
 
 def set_message(env, comstr, verb, subject):

@@ -1,5 +1,5 @@
 """The build's options in one table: name, values, default, help (the SCons Variables
-declarations of etcorev.build.cli), the construction variable each one sets, and whether
+declarations of etcorev.scons.cli), the construction variable each one sets, and whether
 it changes the code (and then what it adds to the variant directory's name).
 
 From it SConstruct derives `scons -h`, the validation of every value (as it is declared)
@@ -18,7 +18,7 @@ from typing import Callable, Optional, Tuple
 from SCons.Script import BoolVariable, EnumVariable, ListVariable
 
 from etcorev import boards
-from etcorev.build.cli import (BoardOption, CommandOption, FloatOption, IntOption,
+from etcorev.scons.cli import (BoardOption, CommandOption, FloatOption, IntOption,
                                NonEmptyOption, PathOption, PathOrOffOption)
 from etcorev.image.output_formats import FORMATS
 from etcorev.toolchain import riscv
@@ -26,7 +26,7 @@ from etcorev.toolchain import riscv
 
 @dataclass(frozen=True)
 class Option:
-    declaration: tuple                  # an SCons Variables declaration (etcorev.build.cli)
+    declaration: tuple                  # an SCons Variables declaration (etcorev.scons.cli)
     variable: Optional[str] = None      # the construction variable it sets
     # Changes the code: (its place in the variant's name, the part it adds, from the
     # construction environment once the toolchain is configured, or None for nothing).
@@ -52,7 +52,7 @@ PROFILE_WORDS = {"0": False, "no": False, "false": False, "off": False,
 def _profile_option(help):
     """profile=0|1|etdump (0 and 1 also as no/yes, false/true, off/on): $PROFILE is
     False, True (our cycle tracer) or "etdump" (ExecuTorch's ETDumpGen)."""
-    from etcorev.build.cli import Option as Declaration
+    from etcorev.scons.cli import Option as Declaration
     import SCons.Errors
 
     def convert(value):
@@ -205,5 +205,5 @@ def variant_name(env):
 
 def path_option_names():
     """The options whose values are paths (relative ones are resolved by SConstruct)."""
-    from etcorev.build.cli import PathValuedOption
+    from etcorev.scons.cli import PathValuedOption
     return [o.name for o in OPTIONS if isinstance(o.declaration, PathValuedOption)]

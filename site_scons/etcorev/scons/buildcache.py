@@ -9,7 +9,7 @@ import SCons.CacheDir
 import SCons.Script
 import SCons.Util
 
-from etcorev.build import builddir, scons_internals
+from etcorev.scons import builddir, scons_internals
 from etcorev.errors import BuildSetupError
 
 # Stands for the build directory in the linker maps kept in the cache.

@@ -8,7 +8,7 @@ instead of somewhere in a build.
   them only at its end, so a killed build would lose the record of what it finished.
 - cache_key_prefix(), new_cache_config(): the length of the subdirectory names a
   CacheDir uses (CacheDir.config["prefix_len"]), for a CacheDir subclass that keys
-  entries itself (etcorev.build.buildcache: its cachepath() override has no public
+  entries itself (etcorev.scons.buildcache: its cachepath() override has no public
   counterpart), and the config SCons writes into a new cache, which the build writes
   itself first (two processes creating it at once make SCons fail).
 - textfile_function(): the function of the Textfile builder's action, to give it an

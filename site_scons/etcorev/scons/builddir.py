@@ -6,9 +6,9 @@ import fcntl
 import os
 import time
 
-from etcorev.build import scons_internals
+from etcorev.scons import scons_internals
 from etcorev.errors import BuildSetupError
-from etcorev.build.signature_db import SignaturesNotWritten
+from etcorev.scons.signature_db import SignaturesNotWritten
 
 CHECKPOINT_SECONDS = 2.0
 VARIANT_PREFIX = "build/variant"
