@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 machine for this build, idempotently (a second run costs seconds):
 #   - Debian packages: the RISC-V cross compiler, picolibc, QEMU, GCC sources, flatbuffers,
-#     and the tools of a firmware developer's day (gdb-multiarch, ccache, distcc, icecc)
+#     Verilator (for the CV32E40P testbench), and the tools of a firmware developer's day
+#     (gdb-multiarch, ccache, distcc, icecc)
 #   - .venv with the Python packages pinned in pyproject.toml, and torchgen (ExecuTorch's
 #     codegen needs it) taken from the pinned torch wheel without installing torch
 #   - libstdc++ for Debian's cross compiler, built once into ~/.cache/corev-et
@@ -32,7 +33,7 @@ done
 
 APT_PACKAGES="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc gdb-multiarch
   gcc-12-source flatbuffers-compiler libflatbuffers-dev python3-venv xz-utils make xxd zstd
-  ccache distcc icecc"
+  ccache distcc icecc verilator"
 if [ -n "$corev_gcc" ]; then
   # CORE-V GCC's sources and what building a cross GCC needs on the host.
   APT_PACKAGES="$APT_PACKAGES binutils-source newlib-source libgmp-dev libmpfr-dev
