@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from etcorev import pte
+from etcorev.pte import program as pte_program
 from etcorev.pte import flatbuf
 from sconsrun import MODELS, REPO, TEST_CACHE, assert_progress_rises_to_100, scons
 
@@ -45,7 +46,7 @@ def tensors(*specs):
 def corrupt_output_list(data):
     """add.pte with its method's output list emptied (the flatbuffer stays valid)."""
     data = bytearray(data)
-    reader = pte._Reader(memoryview(data), len(data), "add")
+    reader = pte_program._Reader(memoryview(data), len(data), "add")
     program = flatbuf.Table(reader, struct.unpack_from("<I", data, 0)[0], "Program", "Program")
     start, _, _, _ = program.tables("execution_plan")[0]._vector("outputs")
     struct.pack_into("<I", data, start - 4, 0)

@@ -11,6 +11,7 @@ import struct
 import pytest
 
 from etcorev import pte
+from etcorev.pte import program as pte_program
 from etcorev.scons import settings
 from etcorev.pte import flatbuf
 from etcorev.run import bundled, etdump, models
@@ -43,7 +44,7 @@ def _patched(source, target, case, output, index, delta):
     """A copy of the bundled program `source` whose expected output `output` of test
     case `case` has `delta` added to element `index` (float32)."""
     data = bytearray(source.read_bytes())
-    reader = pte._Reader(memoryview(bytes(data)), len(data), source.name, pte._BUNDLE_SCHEMA)
+    reader = pte_program._Reader(memoryview(bytes(data)), len(data), source.name, pte_program._BUNDLE_SCHEMA)
     root = flatbuf.Table(reader, struct.unpack_from("<I", data, 0)[0], "BundledProgram", "root")
     test_case = root.tables("method_test_suites")[0].tables("test_cases")[case]
     tensor = test_case.tables("expected_outputs")[output].union("val")[1]

@@ -1,4 +1,4 @@
-"""Tests for site_scons/etcorev/pte/__init__.py, the .pte reader/validator."""
+"""Tests for site_scons/etcorev/pte/ (etcorev.pte), the .pte reader/validator."""
 
 import json
 import random
@@ -16,7 +16,7 @@ from sconsrun import MODELS, model_entries
 pytestmark = pytest.mark.quick   # the edit-build loop's tier (README)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PTE_SCRIPT = REPO_ROOT / "site_scons" / "etcorev" / "pte" / "__init__.py"
+PTE_SCRIPT = REPO_ROOT / "site_scons" / "etcorev" / "pte" / "__main__.py"
 
 # The test models are the repository's own (examples/models); each NAME.json gives the
 # operators and kernel keys ExecuTorch's gen_oplist reported for it at export.

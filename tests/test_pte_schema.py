@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from etcorev import pte
+from etcorev.pte import program as pte_program
 
 FLATC = shutil.which("flatc")
 pytestmark = [pytest.mark.quick, pytest.mark.skipif(not FLATC, reason="flatc missing (./setup.sh installs it)")]
@@ -37,7 +38,7 @@ def enum_types(schema_dir):
 
 
 def tables_and_unions(definitions, enums):
-    """The schema as pte.py spells it: ({table: ((field, kind), ...)}, {union: members})."""
+    """The schema as etcorev.pte.program spells it: ({table: ((field, kind), ...)}, {union: members})."""
     def name(ref):
         return ref["$ref"].rsplit("/", 1)[-1][len(PREFIX):]
 
@@ -72,20 +73,20 @@ def tables_and_unions(definitions, enums):
 
 def differences(tables, unions):
     found = []
-    for table in sorted(set(tables) | set(pte._TABLES)):
-        ours, theirs = pte._TABLES.get(table), tables.get(table)
+    for table in sorted(set(tables) | set(pte_program._TABLES)):
+        ours, theirs = pte_program._TABLES.get(table), tables.get(table)
         if ours is None or theirs is None:
-            found.append("%s: only in %s" % (table, "program.fbs" if ours is None else "pte.py"))
+            found.append("%s: only in %s" % (table, "program.fbs" if ours is None else "etcorev.pte.program"))
             continue
         for i in range(max(len(ours), len(theirs))):
             mine = ours[i] if i < len(ours) else None
             fbs = theirs[i] if i < len(theirs) else None
             if mine != fbs:
-                found.append("%s field %d: pte.py has %s, program.fbs %s" % (table, i, mine, fbs))
-    for union in sorted(set(unions) | set(pte._UNIONS)):
-        if unions.get(union) != pte._UNIONS.get(union):
-            found.append("union %s: pte.py has %s, program.fbs %s"
-                         % (union, pte._UNIONS.get(union), unions.get(union)))
+                found.append("%s field %d: etcorev.pte.program has %s, program.fbs %s" % (table, i, mine, fbs))
+    for union in sorted(set(unions) | set(pte_program._UNIONS)):
+        if unions.get(union) != pte_program._UNIONS.get(union):
+            found.append("union %s: etcorev.pte.program has %s, program.fbs %s"
+                         % (union, pte_program._UNIONS.get(union), unions.get(union)))
     return found
 
 
@@ -98,10 +99,10 @@ def test_pte_schema_matches_the_trees_program_fbs(et_root, tmp_path):
 @pytest.mark.parametrize("change, expected", [
     # A field added in the middle moves the ones after it to other vtable slots.
     (lambda t: t.replace("  requires_grad: bool;", "  is_view: bool;\n  requires_grad: bool;", 1),
-     "Tensor field 4: pte.py has ('requires_grad', 'bool'), program.fbs ('is_view', 'bool')"),
+     "Tensor field 4: etcorev.pte.program has ('requires_grad', 'bool'), program.fbs ('is_view', 'bool')"),
     # A wider type.
     (lambda t: re.sub(r"(table KernelCall \{[^}]*?op_index: )int;", r"\1long;", t, count=1),
-     "KernelCall field 0: pte.py has ('op_index', 'i32'), program.fbs ('op_index', 'i64')"),
+     "KernelCall field 0: etcorev.pte.program has ('op_index', 'i32'), program.fbs ('op_index', 'i64')"),
     # A new member of a union.
     (lambda t: re.sub(r"(union InstructionArguments \{[^}]*FreeCall,?)", r"\1\n  Null,", t,
                       count=1),

@@ -7,7 +7,7 @@
   written by our own Python) included into an aligned const array.
 - embed: C23 `#embed`, where the compiler has it.
 
-The model is validated first (site_scons/etcorev/pte/__init__.py). Alignment and section name are
+The model is validated first (site_scons/etcorev/pte/). Alignment and section name are
 in the generated text, so changing them rebuilds.
 
     objects = env.EmbedModel("build/v/add/model", "add.pte", method="incbin")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from etcorev.pte.flatbuf import Reader, Table
-from etcorev.pte import (
+from etcorev.pte.program import (
     IA_DELEGATE_CALL, IA_FREE_CALL, IA_JUMP_FALSE_CALL, IA_KERNEL_CALL, IA_MOVE_CALL,
     KT_OPTIONAL_TENSOR_LIST, KT_TENSOR, KT_TENSOR_LIST, SCALAR_TYPES, Method, Program,
     PteError)
