@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Export MLPerf Tiny's four reference networks as int8 programs of Cortex-M operators.
 
-    python examples/models/tiny/export.py [--out DIR] [--decomposed DIR] [names...]
+    python examples/models/tiny/export.py [--out DIR] [--targets T,...] [--decomposed DIR]
+                                          [names...]
 
 The networks (DS-CNN keyword spotting, MobileNetV1 0.25 visual wake words, ResNet-8 image
 classification, the anomaly-detection FC autoencoder) are the benchmark's reference
@@ -11,7 +12,12 @@ mode with running statistics measured on one seeded batch (the quantizer folds i
 They go through ExecuTorch's Cortex-M route (backends/cortex_m): channels-last 4-D inputs,
 CortexMQuantizer (per-channel int8 weights for convolutions, per-tensor int8 activations),
 calibration on seeded random data, to_edge, CortexMPassManager, to_executorch. The program
-is made of cortex_m:: operators (CMSIS-NN kernels). For each network NAME:
+is made of cortex_m:: operators (CMSIS-NN kernels). The pass manager fills some of their
+arguments for the CMSIS-NN backend of the target (--targets): by default for ExecuTorch's
+own default (no target_config: Cortex-M55, the MVE forms), written into --out, and for
+Cortex-M3 (scalar) and Cortex-M4 (DSP), written into --out/m3 and --out/m4 where they
+differ from the programs of the targets before them (the autoencoder's M4 program is its
+M3 one). For each network NAME and target:
 
 - NAME.pte: the program;
 - NAME.inputs.json: one float32 input (the program quantizes it itself), a JSON list of
@@ -230,21 +236,47 @@ def count_macs(model, x):
 # ---------------------------------------------------------------------------------------
 # Export
 
-def _cortex_m_target():
-    """CMSIS-NN's plain C paths: what compiles for RV32 (no Arm DSP or MVE code). The
-    pass manager's default target (Cortex-M55) selects the MVE variants, whose linear
-    layer takes a precomputed kernel sum in place of the bias (the C path reads the bias
-    and ignores the kernel sum) and whose scratch buffer sizes differ."""
+# The targets a program can be exported for: "default" is CortexMPassManager without a
+# target_config, as ExecuTorch's example notebook runs it (Cortex-M55: CMSIS-NN's MVE
+# forms); the others are CortexMTargetConfig(cpu=...), and CPU:ISA adds its isa= override
+# (m55:dsp, m33:scalar). The firmware computes every form (site_scons/etcorev/executorch/
+# cortex_m_forms.py).
+CPUS = ("m0", "m0plus", "m3", "m4", "m7", "m23", "m33", "m35p", "m55", "m85")
+ISAS = ("scalar", "dsp", "mve")
+# What the repository ships: the default, and a core of each other CMSIS-NN backend.
+SHIPPED_TARGETS = ("default", "m3", "m4")
+
+
+def target_config(target):
+    """The CortexMTargetConfig of a target name, None for "default"."""
+    if target == "default":
+        return None
+    from executorch.backends.cortex_m.library import cmsis_nn
     from executorch.backends.cortex_m.target_config import CortexM, CortexMTargetConfig
-    return CortexMTargetConfig(cpu=CortexM.M3)
+    cpu, _, isa = target.partition(":")
+    if cpu not in CPUS or (isa and isa not in ISAS):
+        raise ValueError("unknown target %r: default, or one of %s, optionally :ISA (%s)"
+                         % (target, ", ".join(CPUS), ", ".join(ISAS)))
+    return CortexMTargetConfig(cpu=CortexM[cpu.upper()],
+                               isa=getattr(cmsis_nn.Backend, isa.upper()) if isa else None)
 
 
-def lower_cortex_m(model, inputs, calibration):
+def target_name(value):
+    """argparse type: a valid target name."""
+    try:
+        target_config(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error))
+    return value
+
+
+def lower_cortex_m(model, inputs, calibration, target="default"):
     """The edge program manager after the Cortex-M passes, for a tuple of example inputs
     and calibration samples that are tuples of inputs too (4-D ones are made
-    channels-last). Run its reference (edge.exported_program().module()) before
-    to_executorch(), which rewrites the graph into out variants in place.
-    tests/models/cortex_m/export.py lowers its per-operator models with this function."""
+    channels-last), exported for target (see target_config). Run its reference
+    (edge.exported_program().module()) before to_executorch(), which rewrites the graph
+    into out variants in place. tests/models/cortex_m/export.py lowers its per-operator
+    models with this function."""
     from executorch.backends.cortex_m.passes.cortex_m_pass_manager import CortexMPassManager
     from executorch.backends.cortex_m.quantizer.quantizer import CortexMQuantizer
     from executorch.exir import EdgeCompileConfig, to_edge
@@ -262,8 +294,10 @@ def lower_cortex_m(model, inputs, calibration):
         preserve_ops=[torch.ops.aten.linear.default],
         _check_ir_validity=False,
         _core_aten_ops_exception_list=[torch.ops.aten.max_pool2d.default]))
-    edge._edge_programs["forward"] = CortexMPassManager(
-        edge.exported_program(), target_config=_cortex_m_target()).transform()
+    config = target_config(target)
+    passes = (CortexMPassManager(edge.exported_program()) if config is None
+              else CortexMPassManager(edge.exported_program(), target_config=config))
+    edge._edge_programs["forward"] = passes.transform()
     drop_unused_constants(edge)
     return edge
 
@@ -388,6 +422,28 @@ def _write(out_dir, name, pte, inputs, expected, steps=()):
     return pte_path
 
 
+def target_dir(out, target):
+    """Where a target's files go: out for the default, out/TARGET for the others."""
+    return Path(out) if target == "default" else Path(out) / target.replace(":", "-")
+
+
+def drop_if_exported(out, target, name, earlier):
+    """A target's program that is the same as one of an earlier target's (byte for byte:
+    the export is deterministic) is not kept twice: its files go, and its directory when
+    emptied. Returns that earlier target, or None."""
+    directory = target_dir(out, target)
+    mine = (directory / f"{name}.pte").read_bytes()
+    same = next((t for t in earlier if (target_dir(out, t) / f"{name}.pte").is_file()
+                 and (target_dir(out, t) / f"{name}.pte").read_bytes() == mine), None)
+    if same is None:
+        return None
+    for suffix in (".pte", ".inputs.json", ".expected.json"):
+        (directory / f"{name}{suffix}").unlink(missing_ok=True)
+    if not any(directory.iterdir()):
+        directory.rmdir()
+    return same
+
+
 def _compare(got, want):
     """max |got - want|, and that relative to want's range."""
     error = (got - want).abs().max().item()
@@ -395,8 +451,9 @@ def _compare(got, want):
     return error, error / span if span else float("inf")
 
 
-def export_network(name, out_dir, decomposed_dir=None):
-    """Writes the files of `name`; returns a dict of what the report prints."""
+def export_network(name, out_dir, decomposed_dir=None, target="default"):
+    """Writes the files of `name`, exported for target; returns a dict of what the report
+    prints."""
     _, shape, _, _ = NETWORKS[name]
     model = make_network(name)
     x = test_input(name)
@@ -407,7 +464,7 @@ def export_network(name, out_dir, decomposed_dir=None):
             "parameters": sum(p.numel() for p in model.parameters()),
             "float_range": (reference.min().item(), reference.max().item())}
 
-    edge = lower_cortex_m(model, (x,), [(c,) for c in calibration])
+    edge = lower_cortex_m(model, (x,), [(c,) for c in calibration], target)
     with torch.no_grad():
         expected = _flat(edge.exported_program().module()(_layout(x)))
     output_qparams = last_dequantize(edge)
@@ -438,6 +495,13 @@ def main(argv=None):
     parser.add_argument("--decomposed", type=Path, metavar="DIR",
                         help="also write the decomposed (XNNPACK-quantized, float aten "
                              "operators) baseline into DIR")
+    parser.add_argument("--targets", default=",".join(SHIPPED_TARGETS),
+                        type=lambda v: [target_name(t.strip()) for t in v.split(",") if t.strip()],
+                        help="the Cortex-M targets to export for, comma-separated (default: "
+                             "%(default)s): `default` is ExecuTorch's own (the pass manager "
+                             "without a target: Cortex-M55) into --out, any other (m0, m3, "
+                             "m4, m33, m55, ..., CPU:ISA) into --out/TARGET, where a program "
+                             "an earlier target has is not kept twice")
     parser.add_argument("names", nargs="*", metavar="name",
                         help=f"networks to export (default: all of {', '.join(NETWORKS)})")
     args = parser.parse_args(argv)
@@ -446,28 +510,35 @@ def main(argv=None):
         parser.error(f"unknown network(s) {', '.join(unknown)}; known: {', '.join(NETWORKS)}")
 
     status = 0
-    for name in args.names or NETWORKS:
-        info = export_network(name, args.out, args.decomposed)
-        digest = hashlib.sha256(info["pte"].read_bytes()).hexdigest()[:16]
-        scale_zp = info["output_qparams"]
-        print(f"{name}: {info['pte'].name} {info['pte_bytes']} bytes (sha256 {digest}), "
-              f"{info['macs']} MACs, {info['parameters']} parameters")
-        print(f"  operators: {', '.join(info['operators'])}")
-        print(f"  dim orders: inputs {info['dim_orders'][0]}, outputs {info['dim_orders'][1]}")
-        print(f"  output: scale {scale_zp[0]!r}, zero point {scale_zp[1]}" if scale_zp
-              else "  output: not from a dequantize")
-        print("  lowered vs float: max |diff| %.5f, %.2f%% of the float output's range "
-              "[%.4f, %.4f]; std over outputs %.4f"
-              % (info["error"][0], 100 * info["error"][1], *info["float_range"],
-                 info["class_spread"]))
-        foreign = [op for op in info["operators"] if not op.startswith("cortex_m::")]
-        if foreign:
-            print(f"  not cortex_m: {', '.join(foreign)}")
-        if args.decomposed is not None:
-            print(f"  decomposed: {info['decomposed_pte']} {info['decomposed_bytes']} bytes; "
-                  f"{', '.join(info['decomposed_operators'])}; vs float: max |diff| %.5f "
-                  f"(%.2f%%)" % (info["decomposed_error"][0],
-                                 100 * info["decomposed_error"][1]))
+    for i, target in enumerate(args.targets):
+        for name in args.names or NETWORKS:
+            info = export_network(name, target_dir(args.out, target),
+                                  args.decomposed if target == "default" else None, target)
+            same = drop_if_exported(args.out, target, name, args.targets[:i])
+            if same:
+                print(f"{name} for {target}: the same program as for {same}")
+                continue
+            print(f"{name} for {'the default target' if target == 'default' else target}:")
+            digest = hashlib.sha256(info["pte"].read_bytes()).hexdigest()[:16]
+            scale_zp = info["output_qparams"]
+            print(f"  {info['pte']} {info['pte_bytes']} bytes (sha256 {digest}), "
+                  f"{info['macs']} MACs, {info['parameters']} parameters")
+            print(f"  operators: {', '.join(info['operators'])}")
+            print(f"  dim orders: inputs {info['dim_orders'][0]}, outputs {info['dim_orders'][1]}")
+            print(f"  output: scale {scale_zp[0]!r}, zero point {scale_zp[1]}" if scale_zp
+                  else "  output: not from a dequantize")
+            print("  lowered vs float: max |diff| %.5f, %.2f%% of the float output's range "
+                  "[%.4f, %.4f]; std over outputs %.4f"
+                  % (info["error"][0], 100 * info["error"][1], *info["float_range"],
+                     info["class_spread"]))
+            foreign = [op for op in info["operators"] if not op.startswith("cortex_m::")]
+            if foreign:
+                print(f"  not cortex_m: {', '.join(foreign)}")
+            if args.decomposed is not None and target == "default":
+                print(f"  decomposed: {info['decomposed_pte']} {info['decomposed_bytes']} bytes; "
+                      f"{', '.join(info['decomposed_operators'])}; vs float: max |diff| %.5f "
+                      f"(%.2f%%)" % (info["decomposed_error"][0],
+                                     100 * info["decomposed_error"][1]))
     return status
 
 

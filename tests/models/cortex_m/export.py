@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Export the per-operator test models of ExecuTorch's Cortex-M operators (cortex_m::).
 
-    python tests/models/cortex_m/export.py [--out DIR] [names...]
+    python tests/models/cortex_m/export.py [--out DIR] [--targets T,...] [names...]
 
 Each model exercises one cortex_m operator (the CMSIS-NN kernels of ExecuTorch's
 backends/cortex_m) in several cases (odd sizes, channel counts that are not multiples of
@@ -9,8 +9,11 @@ backends/cortex_m) in several cases (odd sizes, channel counts that are not mult
 per case. The models go through ExecuTorch's Cortex-M route with the MLPerf Tiny
 example's own code, which this script loads from examples/models/tiny/export.py
 (lower_cortex_m, to_executorch, and the writing of the files): channels-last 4-D inputs,
-CortexMQuantizer, calibration on seeded data, to_edge, CortexMPassManager for CMSIS-NN's
-plain C paths, the constants no operator reads dropped, to_executorch. Each is written as:
+CortexMQuantizer, calibration on seeded data, to_edge, CortexMPassManager, the constants
+no operator reads dropped, to_executorch. Like the networks, each is exported for
+ExecuTorch's default target (Cortex-M55: CMSIS-NN's MVE forms) into --out, and for
+Cortex-M3 (scalar) and Cortex-M4 (DSP) into --out/m3 and --out/m4 where the program
+differs from an earlier target's (--targets). Each is written as:
 
 - NAME.pte: the program, float32 in and out: a cortex_m::quantize_per_tensor per input,
   the operator under test, a cortex_m::dequantize_per_tensor per output (plus a
@@ -193,12 +196,41 @@ class BatchMatmul(nn.Module):
 
 
 class Transpose(nn.Module):
-    """transpose (int8 permute_copy): 2-D and 3-D. Not 4-D: 4-D inputs are channels-last
-    here, and the kernel permutes an input's memory as if it were contiguous, so its
-    result differs from the reference's on any target in executorch 1.4.1."""
+    """transpose (int8 permute_copy): 2-D and 3-D; 4-D channels-last inputs (their
+    outputs are contiguous: the operator's shape function makes them so) permuted to
+    NHWC (the same bytes), with the last two dimensions swapped, and with C and H
+    swapped."""
+
+    def forward(self, a, b, c, d, e):
+        return (a.t(), b.permute(2, 0, 1), c.permute(1, 2, 0), d.permute(0, 2, 3, 1),
+                e.permute(0, 1, 3, 2), d.transpose(1, 2))
+
+
+class TransposeConv(nn.Module):
+    """quantized_transpose_conv2d: 4 input channels, 3x3, stride 2, padding 1 (CMSIS-NN's
+    column buffer path); 17 input channels, 3x3, stride 2 (more than 16 channels: its
+    reverse-convolution path, with the second scratch buffer); 3 input channels, a
+    rectangular kernel and stride. (Output padding, groups and dilation stay in float:
+    the quantizer rejects them.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.columns = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1)
+        self.reverse = nn.ConvTranspose2d(17, 5, 3, stride=2, padding=1)
+        self.rectangular = nn.ConvTranspose2d(3, 5, (2, 3), stride=(1, 2))
 
     def forward(self, a, b, c):
-        return a.t(), b.permute(2, 0, 1), c.permute(1, 2, 0)
+        return self.columns(a), self.reverse(b), self.rectangular(c)
+
+
+class MinMax(nn.Module):
+    """minimum and maximum of two int8 tensors of one quantization (the quantizer shares
+    it): 4-D channels-last with a contiguous output (the operator's shape function makes
+    it so), 2-D, and against a per-channel tensor, broadcast either way."""
+
+    def forward(self, a, b, c, d, p):
+        return (torch.minimum(a, b), torch.maximum(c, d), torch.maximum(a, b),
+                torch.maximum(a, p), torch.minimum(p, a))
 
 
 class Pad(nn.Module):
@@ -218,11 +250,11 @@ class Activation(nn.Module):
 
 
 class Softmax(nn.Module):
-    """softmax over the last dimension, 2-D and 3-D (output scale 1/256, zero point
-    -128)."""
+    """softmax over the last dimension, 2-D, 3-D and 4-D channels-last (whose last
+    dimension, W, is not the innermost in memory), output scale 1/256, zero point -128."""
 
-    def forward(self, a, b):
-        return torch.softmax(a, dim=-1), torch.softmax(b, dim=-1)
+    def forward(self, a, b, c):
+        return torch.softmax(a, dim=-1), torch.softmax(b, dim=-1), torch.softmax(c, dim=-1)
 
 
 # name -> (module factory, example inputs factory, the operator under test, its count)
@@ -254,13 +286,21 @@ MODELS = {
     "batch_matmul": (BatchMatmul, lambda: (_rand(2, 3, 4), _rand(2, 4, 5), _rand(1, 5, 7),
                                            _rand(1, 7, 3)),
                      "quantized_batch_matmul", 2),
-    "transpose": (Transpose, lambda: (_rand(3, 5), _rand(2, 3, 4), _rand(5, 1, 7)),
-                  "transpose", 3),
+    "transpose": (Transpose, lambda: (_rand(3, 5), _rand(2, 3, 4), _rand(5, 1, 7),
+                                      _rand(1, 3, 4, 5), _rand(2, 3, 4, 5)),
+                  "transpose", 6),
+    "transpose_conv": (TransposeConv, lambda: (_rand(1, 4, 5, 5), _rand(1, 17, 3, 4),
+                                               _rand(1, 3, 4, 3)),
+                       "quantized_transpose_conv2d", 3),
+    "minmax": (MinMax, lambda: (_rand(1, 3, 4, 5), _rand(1, 3, 4, 5), _rand(2, 5),
+                                _rand(2, 5), _rand(1, 3, 1, 1)),
+               "maximum", 3),
     "pad": (Pad, lambda: (_rand(3, 5), _rand(2, 3, 4), _rand(1, 3, 4, 5)), "pad", 3),
     "activation": (Activation, lambda: (_rand(3, 7, scale=4.0), _rand(1, 5, 4, 3, scale=4.0)),
                    "quantized_activation", 4),
-    "softmax": (Softmax, lambda: (_rand(3, 10, scale=4.0), _rand(2, 3, 5, scale=4.0)),
-                "softmax", 2),
+    "softmax": (Softmax, lambda: (_rand(3, 10, scale=4.0), _rand(2, 3, 5, scale=4.0),
+                                  _rand(1, 3, 4, 5, scale=4.0)),
+                "softmax", 3),
 }
 
 
@@ -320,16 +360,16 @@ def operator_counts(program):
     return counts
 
 
-def export_model(name):
+def export_model(name, target="default"):
     """(pte bytes, inputs, expected outputs, operator counts, output scales, the largest
     difference from the float module of each output in steps of its scale, the dim
-    orders of the inputs and outputs)."""
+    orders of the inputs and outputs), exported for target (tiny.target_config)."""
     make_module, make_inputs, operator, count = MODELS[name]
     torch.manual_seed(0)
     module = make_module().eval()
     inputs = make_inputs()
     calibration = [inputs] + [make_inputs() for _ in range(CALIBRATION_SETS - 1)]
-    edge = tiny.lower_cortex_m(module, inputs, calibration)
+    edge = tiny.lower_cortex_m(module, inputs, calibration, target)
     expected = reference(edge, inputs)
     scales = output_scales(edge)
     with torch.no_grad():
@@ -345,11 +385,11 @@ def export_model(name):
             tiny.io_dim_orders(program))
 
 
-def write_model(name, out_dir):
+def write_model(name, out_dir, target="default"):
     """NAME.pte, NAME.inputs.json, NAME.expected.json in out_dir; returns the .pte path,
     the operator counts, the output scales, the differences from float and the dim
     orders."""
-    pte, inputs, expected, counts, scales, steps, orders = export_model(name)
+    pte, inputs, expected, counts, scales, steps, orders = export_model(name, target)
     path = tiny._write(out_dir, name, pte, inputs, expected, [scale for scale, _ in scales])
     return path, counts, scales, steps, orders
 
@@ -358,20 +398,32 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=HERE,
                         help="output directory (default: tests/models/cortex_m)")
+    parser.add_argument("--targets", default=",".join(tiny.SHIPPED_TARGETS),
+                        type=lambda v: [tiny.target_name(t.strip()) for t in v.split(",")
+                                        if t.strip()],
+                        help="the Cortex-M targets to export for (default: %(default)s), as "
+                             "examples/models/tiny/export.py takes them: the default into "
+                             "--out, others into --out/TARGET where they differ")
     parser.add_argument("names", nargs="*", metavar="name",
                         help=f"models to export (default: all of {', '.join(MODELS)})")
     args = parser.parse_args(argv)
     unknown = [n for n in args.names if n not in MODELS]
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
-    for name in args.names or MODELS:
-        pte_path, counts, scales, steps, orders = write_model(name, args.out)
-        print(f"{name}: {pte_path.name} ({pte_path.stat().st_size} bytes): "
-              + ", ".join(f"{op} x{n}" for op, n in counts.items()))
-        print("  output scales: " + ", ".join(f"{s:.6g} (zp {z})" for s, z in scales))
-        print("  vs float, in output steps: " + ", ".join(f"{d:.2f}" for d in steps))
-        print("  dim orders: inputs %s; outputs %s" % tuple(
-            " ".join("".join(map(str, o)) for o in group) for group in orders))
+    for i, target in enumerate(args.targets):
+        for name in args.names or MODELS:
+            pte_path, counts, scales, steps, orders = write_model(
+                name, tiny.target_dir(args.out, target), target)
+            same = tiny.drop_if_exported(args.out, target, name, args.targets[:i])
+            if same:
+                print(f"{name} for {target}: the same program as for {same}")
+                continue
+            print(f"{name} for {target}: {pte_path} ({pte_path.stat().st_size} bytes): "
+                  + ", ".join(f"{op} x{n}" for op, n in counts.items()))
+            print("  output scales: " + ", ".join(f"{s:.6g} (zp {z})" for s, z in scales))
+            print("  vs float, in output steps: " + ", ".join(f"{d:.2f}" for d in steps))
+            print("  dim orders: inputs %s; outputs %s" % tuple(
+                " ".join("".join(map(str, o)) for o in group) for group in orders))
     return 0
 
 
