@@ -151,16 +151,37 @@ class TreeKernels:
         return self._abs(ops), self._abs(sorted(helpers - set(ops))), {}
 
 
+# Our versions of some of ExecuTorch's Cortex-M operator files (kernels/cortex_m): they
+# stand in for the tree's files of the same name in every build, so that the operators
+# compute what the dialect's reference computes whatever target the program was exported
+# for (etcorev.executorch.cortex_m_forms).
+CORTEX_M_OPS_DIR = locations.source_dir("kernels", "cortex_m")
+
+
+def cortex_m_op_stand_ins():
+    """{file name: our file} of kernels/cortex_m."""
+    return {os.path.basename(p): p
+            for p in sorted(glob.glob(os.path.join(CORTEX_M_OPS_DIR, "op_*.cpp")))}
+
+
 class CortexMKernels(TreeKernels):
     """ExecuTorch's Cortex-M operators (backends/cortex_m/ops): a tree library whose
     kernels call CMSIS-NN, a tree of its own (cmsis_nn=); the CMSIS-NN files the
-    selected kernels reach come along (etcorev.executorch.cmsis_nn)."""
+    selected kernels reach come along (etcorev.executorch.cmsis_nn). The operator files
+    of kernels/cortex_m take the place of the tree's of the same name."""
 
     def __init__(self, index, library, cmsis_root, replacements=()):
         super().__init__(index, library)
         self.cmsis_root = cmsis_root
         self.replacements = list(replacements)
         self.include_dirs = [os.path.join(cmsis_root, "Include")] if cmsis_root else []
+        self.stand_ins = cortex_m_op_stand_ins()
+
+    def _ours_in_place(self, op_sources, source_ops):
+        """The sources with ours in place of the tree's files of the same name."""
+        chosen = [self.stand_ins.get(os.path.basename(s), s) for s in op_sources]
+        return chosen, {self.stand_ins.get(os.path.basename(s), s): ops
+                        for s, ops in source_ops.items()}
 
     def _dependency(self, op_sources, ops):
         if self.cmsis_root:
@@ -186,11 +207,13 @@ class CortexMKernels(TreeKernels):
 
     def sources(self, ops):
         op_sources, helpers, source_ops = super().sources(ops)
+        op_sources, source_ops = self._ours_in_place(op_sources, source_ops)
         self.dependencies = [self._dependency(op_sources, ops)]
         return op_sources, helpers, source_ops
 
     def all_sources(self):
         op_sources, helpers, source_ops = super().all_sources()
+        op_sources, source_ops = self._ours_in_place(op_sources, source_ops)
         self.dependencies = [self._dependency(op_sources, list(self.data["ops"]))]
         return op_sources, helpers, source_ops
 

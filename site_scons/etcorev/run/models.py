@@ -2,7 +2,8 @@
 list, a directory (every `.pte` in it; a directory without any, every `.bpte`) or a
 glob pattern (`models/*.bpte`), or any mix. Each model gets a directory of its own in
 the variant, named after the file (NAME for NAME.pte, NAME.bpte for a bundled program
-named so, which can then sit beside its .pte in one set).
+named so, which can then sit beside its .pte in one set; DIR-NAME for files of the same
+name in different directories of one set).
 
 Beside NAME.pte, NAME.inputs.json gives its inputs and NAME.expected.json the outputs
 `scons run` checks; `inputs=`/`expected=` give them for a single model. A bundled
@@ -72,8 +73,13 @@ def model_set(spec, inputs="", expected="") -> List[Model]:
             "inputs= and expected= are for a single model; with %d models, put "
             "NAME.inputs.json and NAME.expected.json beside each NAME.pte." % len(paths))
     models, names = [], {}
-    for path in paths:
-        name = _name(path)
+    stems = [_name(path) for path in paths]
+    for path, stem in zip(paths, stems):
+        # Files of the same name in different directories (a target's variants of the
+        # same network, models/m3/conv.pte beside models/conv.pte): each of those gets
+        # its directory's name in front (m3-conv).
+        name = stem if stems.count(stem) == 1 else _name(
+            os.path.basename(os.path.dirname(os.path.abspath(path))) + "-" + os.path.basename(path))
         if name in names:
             raise BuildSetupError("Two models would build into the same directory '%s': '%s' "
                                   "and '%s'. Rename one of them." % (name, names[name], path))

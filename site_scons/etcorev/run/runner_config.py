@@ -57,11 +57,19 @@ def method_pool_size(method):
     return aligned(2048 + 160 * method.num_values + 48 * method.num_instructions)
 
 
+def temp_pool_size(method):
+    """The temp allocator's pool when temp_pool= does not say: what ExecuTorch's Cortex-M
+    operators take from it for this method (scratch buffers planned for another CMSIS-NN
+    backend than the C path that runs), at least DEFAULT_TEMP_POOL."""
+    from etcorev.executorch import cortex_m_forms
+    return aligned(max(DEFAULT_TEMP_POOL, cortex_m_forms.temp_pool_bytes(method)))
+
+
 def pool_sizes(method, env):
     """(planned, method pool, temp pool) in bytes: the runner's static memory."""
     planned = sum(aligned(size) for size in method.planned_buffer_sizes)
     return (planned, env.get("RUNNER_METHOD_POOL") or method_pool_size(method),
-            env.get("RUNNER_TEMP_POOL") or DEFAULT_TEMP_POOL)
+            env.get("RUNNER_TEMP_POOL") or temp_pool_size(method))
 
 
 def check_fits(program, model_file, env, region, embedded):
@@ -90,6 +98,7 @@ def check_fits(program, model_file, env, region, embedded):
            "{:,}".format(total), region.name, "{:,}".format(region.length)))
 
 
+# The temp pool of a model whose kernels ask for none in particular.
 DEFAULT_TEMP_POOL = 1024
 
 

@@ -111,7 +111,7 @@ OPTIONS = (
     Option(IntOption("method_pool", "method allocator pool in bytes (default: sized from the "
                      "model)", "", minimum=64, optional=True, ctype="array size"),
            "RUNNER_METHOD_POOL"),
-    Option(IntOption("temp_pool", "temp allocator pool in bytes (default: 1024)", "",
+    Option(IntOption("temp_pool", "temp allocator pool in bytes (default: sized from the model, at least 1024)", "",
                      minimum=16, optional=True, ctype="array size"), "RUNNER_TEMP_POOL"),
     Option(IntOption("clock_hz", "core clock for the PAL's ticks-to-nanoseconds ratio",
                      400000000, minimum=1, ctype="uint32_t"), "CLOCK_HZ"),
