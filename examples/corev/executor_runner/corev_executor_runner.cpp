@@ -487,6 +487,57 @@ void print_worst(const Check& check) {
   board_put_u64(check.worst_index);
 }
 
+// ExecuTorch's load_bundled_input hands each input tensor to Method::set_input, which
+// copies its bytes as they are. BundledProgram stores a tensor in its logical
+// (contiguous) order, so a method input of another dim order (the channels-last input of
+// an int8 network for the Cortex-M operators) would get its values scrambled: such an
+// input is copied again here, element by element in logical order, into the layout of
+// the method's input tensor.
+Error relayout_bundled_inputs(Method& method, const bundle_fb::BundledMethodTestCase* test_case) {
+  const auto* inputs = test_case->inputs();
+  for (size_t i = 0; inputs != nullptr && i < inputs->size() && i < method.inputs_size(); ++i) {
+    const auto* given = inputs->Get(static_cast<flatbuffers::uoffset_t>(i))->val_as_Tensor();
+    const EValue& input = method.get_input(i);
+    if (given == nullptr || !input.isTensor()) continue;
+    const Tensor& tensor = input.toTensor();
+    const auto* dim_order = given->dim_order();
+    const size_t dims = static_cast<size_t>(tensor.dim());
+    if (dim_order == nullptr || dim_order->size() != dims || dims > kMaxDims) {
+      return Error::InvalidArgument;
+    }
+    bool same = true;
+    for (size_t k = 0; k < dims; ++k)
+      same = same && dim_order->Get(static_cast<flatbuffers::uoffset_t>(k)) == tensor.dim_order()[k];
+    if (same) continue;   // set_input's copy was right
+    // The given tensor's strides from its dim order, outermost first.
+    size_t given_strides[kMaxDims] = {};
+    size_t stride = 1;
+    for (size_t k = dims; k-- > 0;) {
+      const size_t d = dim_order->Get(static_cast<flatbuffers::uoffset_t>(k));
+      if (d >= dims) return Error::InvalidArgument;
+      given_strides[d] = stride;
+      stride *= static_cast<size_t>(tensor.size(static_cast<ssize_t>(d)));
+    }
+    const size_t element = executorch::runtime::elementSize(tensor.scalar_type());
+    const uint8_t* from = given->data()->data();
+    uint8_t* to = static_cast<uint8_t*>(tensor.mutable_data_ptr());
+    size_t index[kMaxDims] = {};
+    for (size_t n = 0, count = static_cast<size_t>(tensor.numel()); n < count; ++n) {
+      size_t src = 0, dst = 0;
+      for (size_t d = 0; d < dims; ++d) {
+        src += index[d] * given_strides[d];
+        dst += index[d] * static_cast<size_t>(tensor.strides()[d]);
+      }
+      std::memcpy(to + dst * element, from + src * element, element);
+      for (size_t d = dims; d-- > 0;) {
+        if (++index[d] < static_cast<size_t>(tensor.size(static_cast<ssize_t>(d)))) break;
+        index[d] = 0;
+      }
+    }
+  }
+  return Error::Ok;
+}
+
 // "Test case 0: PASS max |diff| ...", or FAIL naming the first output and index out of
 // tolerance; returns whether the method's outputs match test case `index`.
 bool check_test_case(Method& method, const bundle_fb::BundledMethodTestCase* test_case,
@@ -663,6 +714,9 @@ int corev_et_run() {
       Error status = executorch::bundled_program::load_bundled_input(
           *method, model_data, c);
       if (status != Error::Ok) return fail("load_bundled_input", status);
+      status = relayout_bundled_inputs(
+          *method, test_cases->Get(static_cast<flatbuffers::uoffset_t>(c)));
+      if (status != Error::Ok) return fail("laying out the test case's inputs", status);
       start = board_cycles();
       status = method->execute();
       if (status != Error::Ok) return fail("execute", status);
