@@ -9,8 +9,9 @@ the selected kernels reach.
 - Which paths: its portable C ones. The DSP and MVE code is behind `__ARM_FEATURE_*`
   and ARM_MATH_* macros, which a RISC-V compiler does not define.
 - Which version: the commit the ExecuTorch tree pins (`CMSIS_NN_VERSION` in
-  backends/cortex_m/CMakeLists.txt), compared with the tree's git HEAD; another commit
-  builds with a warning.
+  backends/cortex_m/CMakeLists.txt), compared with the tree's git HEAD, or, for a tree
+  without git metadata (an archive, a CMSIS pack), with its files (tree_digest); another
+  commit builds with a warning.
 """
 
 import hashlib
@@ -18,7 +19,7 @@ import json
 import os
 import re
 import tempfile
-from typing import Dict, Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from etcorev.scons import usercache
 from etcorev.executorch.kernel_sources import defines_function
@@ -78,15 +79,89 @@ def tree_commit(root) -> Optional[str]:
     return None
 
 
+# A tree without git metadata (a downloaded archive of a commit, as ExecuTorch's CMake
+# fetches it, or a CMSIS pack) is recognised by its files: the digest of its sources and
+# headers (tree_digest) at each commit an ExecuTorch version pins.
+KNOWN_DIGESTS = {
+    # ExecuTorch v1.4.1's pin (v7.0.0-34-gdbf45dbf).
+    "dbf45dbfcc515421dd6099037d3e2637b90748c8":
+        "749ef2e5c0cb83b885a1182d92acae6eae5907078f61d423e23ffc09c781e4bf",
+}
+
+
+def _digested_files(real):
+    """The files tree_digest covers: Include/ and Source/ (C sources and headers), sorted
+    by their path relative to the tree."""
+    files = []
+    for top in ("Include", "Source"):
+        for directory, dirs, names in os.walk(os.path.join(real, top)):
+            dirs[:] = sorted(d for d in dirs if d != "Bindings")
+            files += [os.path.join(directory, n) for n in names if n.endswith((".c", ".h"))]
+    return sorted(files, key=lambda p: os.path.relpath(p, real))
+
+
+def tree_digest(root) -> str:
+    """A SHA-256 over the relative path and the bytes of every C source and header of
+    Include/ and Source/ (the Python bindings left out): the same for every copy of one
+    commit, git checkout, archive or pack alike. Kept in memory and the per-user cache,
+    keyed by each file's size and modification time."""
+    real = os.path.realpath(root)
+    files = _digested_files(real)
+    stamp = json.loads(json.dumps([(p, os.stat(p).st_size, os.stat(p).st_mtime_ns)
+                                   for p in files]))
+    key = real + "#digest"
+    cached = _MEMO.get(key) or _load(key)
+    if cached is not None and cached.get("stamp") == stamp:
+        _MEMO[key] = cached
+        return cached["digest"]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(os.path.relpath(path, real).replace(os.sep, "/").encode() + b"\0")
+        with open(path, "rb") as f:
+            data = f.read()
+        digest.update(b"%d\0" % len(data) + data)
+    _MEMO[key] = {"stamp": stamp, "digest": digest.hexdigest()}
+    _store(key, _MEMO[key], tree=real)
+    return _MEMO[key]["digest"]
+
+
+def pack_release(root) -> Optional[str]:
+    """The release ARM.CMSIS-NN.pdsc names first (a CMSIS pack's version; "0.0.0" between
+    releases), or None."""
+    try:
+        with open(os.path.join(root, "ARM.CMSIS-NN.pdsc")) as f:
+            match = re.search(r'<release\s+version="([^"]+)"', f.read())
+    except OSError:
+        return None
+    return match.group(1) if match else None
+
+
+def identify(root, pin) -> Tuple[bool, str]:
+    """(is the tree the pinned commit, what it is in words): by its git HEAD when it has
+    git metadata, else by its files' digest."""
+    commit = tree_commit(root)
+    if commit:
+        return commit == pin, "is at commit %s" % commit[:12]
+    if KNOWN_DIGESTS.get(pin) == tree_digest(root):
+        return True, "has the files of commit %s" % pin[:12]
+    release = pack_release(root)
+    return False, ("has no git metadata, and its files are not those of the commit below "
+                   "(its ARM.CMSIS-NN.pdsc names release %s)" % release if release else
+                   "has no git metadata, and its files are not those of the commit below")
+
+
 _warned = set()
 
 
 def check_version(root, et_root) -> None:
-    """A warning, once per run, when the tree is not at the commit ExecuTorch pins (or
-    cannot tell): its kernels were written against that CMSIS-NN."""
+    """A warning, once per run, when the tree is not the commit ExecuTorch pins: its
+    kernels were written against that CMSIS-NN."""
     check_tree(root)
-    pin, commit = pinned_commit(et_root), tree_commit(root)
-    if pin is None or commit == pin or root in _warned:
+    pin = pinned_commit(et_root)
+    if pin is None or root in _warned:
+        return
+    pinned, what = identify(root, pin)
+    if pinned:
         return
     _warned.add(root)
     import sys
@@ -94,8 +169,7 @@ def check_version(root, et_root) -> None:
         "scons: warning: the CMSIS-NN tree %s (cmsis_nn=) %s, not at %s, the commit the "
         "ExecuTorch tree's Cortex-M kernels are written for (%s); building anyway. "
         "`git -C %s checkout %s` gives that one.\n"
-        % (root, "is at commit %s" % commit[:12] if commit else "has no git metadata to "
-           "tell its commit", pin[:12], PIN_FILE, root, pin))
+        % (root, what, pin[:12], PIN_FILE, root, pin))
 
 
 def check_tree(root) -> None:
@@ -161,7 +235,9 @@ def _load(real):
     return data if isinstance(data, dict) and data.get("code") == _code_stamp() else None
 
 
-def _store(real, data):
+def _store(real, data, tree=None):
+    """Keeps data for the key `real` (a tree, or a tree and what of it); tree: the tree
+    it is of, when the key is not that (entries of trees that are gone are removed)."""
     path = _cache_file(real)
     if path is None:
         return
@@ -169,7 +245,7 @@ def _store(real, data):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=".cmsis-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(dict(data, code=_code_stamp(), real_root=real), f)
+            json.dump(dict(data, code=_code_stamp(), real_root=tree or real), f)
         os.replace(tmp, str(path))
     except OSError:
         return          # a cache we cannot write only costs time
