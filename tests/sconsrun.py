@@ -88,6 +88,18 @@ def checkouts_for_testbench():
     return found if all(p and os.path.isdir(p) for p in found) else None
 
 
+def testbench_for_run():
+    """Can `scons run board=cv32e40p` run firmware here: a Verilator model named
+    ($VERILATOR_MODEL or verilator_model in the user settings), or the checkouts it
+    builds one from?"""
+    from etcorev.scons import settings
+    model = os.environ.get("VERILATOR_MODEL") or settings.read().get("verilator_model")
+    return bool(model and os.path.isfile(model)) or checkouts_for_testbench() is not None
+
+
+NO_TESTBENCH = ("no CV32E40P testbench: neither verilator_model nor core_v_verif= and "
+                "cv32e40p= (with verilator installed) in the user settings (see README, CV32E40P)")
+
 # Why a test that needs the testbench checkouts skips.
 NO_CHECKOUTS = ("no core-v-verif and cv32e40p checkouts (core_v_verif= and cv32e40p= in the "
                 "user settings file) or no verilator (see README, CV32E40P)")

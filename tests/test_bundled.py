@@ -12,21 +12,16 @@ import pytest
 
 from etcorev import pte
 from etcorev.pte import program as pte_program
-from etcorev.scons import settings
 from etcorev.pte import flatbuf
 from etcorev.run import bundled, etdump, models
 from conftest import executorch_root
 from etcorev.executorch.flatcc import has_flatcc
-from sconsrun import MODELS, model_entry, model_names, scons
+from sconsrun import MODELS, NO_TESTBENCH, model_entry, model_names, scons, testbench_for_run
 
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
                                 reason="qemu-system-riscv32 missing (./setup.sh installs it)")
 BUNDLES = "model=%s" % (MODELS / "*.bpte")
 
-
-def _verilator_model():
-    model = os.environ.get("VERILATOR_MODEL") or settings.read().get("verilator_model")
-    return model if model and os.path.isfile(model) else None
 
 
 def _summary(output):
@@ -201,8 +196,8 @@ def test_a_bundle_runs_in_place_from_the_model_region(et_root, tmp_path):
 
 
 def test_every_bundle_passes_on_the_testbench(et_root, tmp_path):
-    if _verilator_model() is None:
-        pytest.skip("no CV32E40P testbench: set verilator_model in the user settings")
+    if not testbench_for_run():
+        pytest.skip(NO_TESTBENCH)
     result = scons("board=cv32e40p", BUNDLES, "run", build_dir=tmp_path)
     assert result.returncode == 0, result.stdout[-4000:]
     rows = _summary(result.stdout)

@@ -14,7 +14,6 @@ Needs an ExecuTorch tree and a CMSIS-NN tree (cmsis_nn= in the user settings, fr
 ./setup.sh --cmsis-nn PATH); skips with the reason without them.
 """
 
-import math
 import re
 import shutil
 import struct

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from etcorev.scons import settings
 from etcorev.run import profile
-from sconsrun import model_entry, scons
+from sconsrun import NO_TESTBENCH, model_entry, scons, testbench_for_run
 
 needs_compiler = pytest.mark.skipif(
     not shutil.which("riscv64-unknown-elf-gcc") and not shutil.which("riscv32-corev-elf-gcc"),
@@ -22,10 +21,6 @@ needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
 needs_gdb = pytest.mark.skipif(not shutil.which("gdb-multiarch"),
                                reason="gdb-multiarch missing (./setup.sh installs it)")
 
-
-def _verilator_model():
-    model = os.environ.get("VERILATOR_MODEL") or settings.read().get("verilator_model")
-    return model if model and os.path.isfile(model) else None
 
 
 def _processes_mentioning(text):
@@ -184,7 +179,7 @@ def test_debug_on_the_testbench_is_a_one_line_error(tmp_path):
 TRAP_BOARDS = [
     "qemu",
     pytest.param("cv32e40p", marks=pytest.mark.skipif(
-        _verilator_model() is None, reason="no Verilator testbench model configured")),
+        not testbench_for_run(), reason=NO_TESTBENCH)),
 ]
 
 

@@ -34,7 +34,7 @@ own Python binding where the export extra is installed.
 
 import math
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from etcorev.errors import BuildSetupError
 from etcorev.pte import TensorArg
