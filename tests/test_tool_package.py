@@ -31,8 +31,7 @@ def test_no_tool_reads_a_command_line_option():
     # (etcorev/executorch/buck.py's `env` is a Starlark namespace, not an environment.)
     modules = [p for p in (REPO / "site_scons" / "etcorev").rglob("*.py") if p.name != "buck.py"]
     for path in [*TOOLS_DIR.glob("*.py"), *modules,
-                 *(REPO / "pal" / "boards").rglob("board.py"),
-                 REPO / "examples" / "corev" / "executor_runner" / "SConscript"]:
+                 *(REPO / "pal" / "boards").rglob("board.py")]:
         for number, line in enumerate(path.read_text().splitlines(), 1):
             for name in LOWERCASE_OPTION.findall(line):
                 found.append("%s:%d: %s" % (path.relative_to(REPO), number, name))
@@ -76,34 +75,31 @@ needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
                                 reason="qemu-system-riscv32 not installed (qemu-system-misc)")
 
 
-def _not_sources(directory, names):
-    """What a copy of the checkout to install from leaves out: git's, the venv, the build
-    directory (top level only: etcorev has a build package), caches."""
-    top = {".git", ".venv", "build", ".pytest_cache"} if Path(directory) == REPO else set()
-    return [n for n in names if n in top or n == "__pycache__" or n.endswith(".egg-info")]
-
-
-def _written_by_pip(checkout):
-    """What `pip install` of a source tree leaves in it: setuptools' build directories and
-    the package's .egg-info."""
-    return sorted(str(p.relative_to(checkout)) for p in
-                  list(checkout.glob("build/lib")) + list(checkout.glob("build/bdist.*")) +
-                  list(checkout.glob("site_scons/*.egg-info")))
+def _checkout_files(checkout):
+    """Every path of the checkout but git's, the venv's and pytest's (other tests may use
+    build/ meanwhile: what pip would write there is setuptools' lib/ and bdist.*)."""
+    skip = {".git", ".venv", ".pytest_cache"}
+    paths = set()
+    for directory, dirs, names in os.walk(checkout):
+        rel = Path(directory).relative_to(checkout)
+        dirs[:] = [d for d in dirs if not (rel == Path(".") and d in skip)
+                   and not (rel == Path("build") and d not in ("lib",) and
+                            not d.startswith("bdist."))]
+        paths.update(str(rel / n) for n in names + dirs)
+    return paths
 
 
 @needs_qemu
 def test_own_project_builds_with_the_installed_package(et_root, tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    # pip builds in the source tree (setuptools' build/ and an .egg-info): from a copy,
-    # so that the checkout, whose build/ is the build's own, gets nothing of it.
-    source = tmp_path / "checkout"
-    shutil.copytree(REPO, source, ignore=_not_sources)
-    before = _written_by_pip(REPO)
-    install = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(source)],
-                             capture_output=True, text=True)
+    # From the checkout itself, which it leaves as it was (hatchling writes nothing into
+    # the source tree; setuptools left build/lib, build/bdist.* and an .egg-info there).
+    before = _checkout_files(REPO)
+    install = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(REPO)],
+                             capture_output=True, text=True, cwd=tmp_path)
     assert install.returncode == 0, install.stdout + install.stderr
-    assert _written_by_pip(REPO) == before
+    assert _checkout_files(REPO) - before == set()
     project = tmp_path / "own_project"              # outside the checkout
     shutil.copytree(REPO / "examples" / "own_project", project)
     env = dict(os.environ, PATH="%s:%s" % (venv / "bin", os.environ["PATH"]),
@@ -168,3 +164,13 @@ def test_a_kernel_library_is_a_directory(et_root, tmp_path, monkeypatch):
     # corev_kernels=0 leaves every library of kernels/ out.
     plan = kernel_plan.plan(str(et_root), {"aten::add.out": []}, corev=False)
     assert [k.name for k in plan.kernel_sets] == ["portable"]
+
+
+@pytest.mark.quick
+def test_no_sconscript_holds_wiring():
+    """The build's wiring is in its tools (the executor runner's in
+    site_tools/executor_runner.py): the source directories hold sources, and another
+    SConstruct needs no SConscript of ours."""
+    scripts = [p.relative_to(REPO) for p in REPO.rglob("SConscript")
+               if ".venv" not in p.parts and "build" not in p.parts]
+    assert scripts == [], scripts

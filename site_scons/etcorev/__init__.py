@@ -8,8 +8,6 @@ from etcorev import locations
 
 # Environment(toolpath=etcorev.TOOLPATH) loads the build's tools in any SConstruct.
 TOOLPATH = [locations.tool_dir()]
-# The executor runner's SConscript, for SConscript(etcorev.RUNNER_SCONSCRIPT, exports="env").
-RUNNER_SCONSCRIPT = locations.source_dir("examples", "corev", "executor_runner", "SConscript")
 
 
 def load_module(path, name=None):
@@ -19,3 +17,18 @@ def load_module(path, name=None):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def user_settings(path=None):
+    """The user settings file as construction variables, for a SConstruct of one's own:
+
+        env = Environment(tools=[], toolpath=etcorev.TOOLPATH, **etcorev.user_settings())
+
+    The file is the one ./setup.sh writes (`--executorch PATH`, `--cmsis-nn PATH`):
+    path, else $COREV_ET_SETTINGS, else $XDG_CONFIG_HOME/corev-et/options.py, else
+    ~/.config/corev-et/options.py; {} when there is none. Its options (executorch=,
+    cmsis_nn=, verilator_model=, ...) are validated as the command line's are and given
+    as the construction variables they set (ET_ROOT, CMSIS_NN_ROOT, VERILATOR_MODEL,
+    ...); what is wrong with it raises SCons.Errors.UserError naming the file."""
+    from etcorev.scons import options, settings
+    return options.settings_variables(path or settings.path())

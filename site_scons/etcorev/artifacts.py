@@ -2,8 +2,12 @@
 compose and read (and never mutate for one another).
 
 - Firmware: a linked image and what is derived from it (env.Firmware; the runner's
-  SConscript adds the model it runs), or a model of a set that could not be built.
+  executor_runner tool adds the model it runs), or a model of a set that could not be
+  built.
 - KernelBuild: the objects and libraries of a kernel plan (env.ExecuTorchKernels).
+- ExecuTorchRuntime: the runtime's libraries (env.ExecuTorchRuntime).
+- BundledProgramRuntime: ExecuTorch's bundled-program runtime and its schema's headers
+  (env.ExecuTorchBundledProgram).
 """
 
 from dataclasses import dataclass, field, replace
@@ -55,3 +59,20 @@ class KernelBuild:
     dependencies: Dict[str, List[Any]]  # libraries the kernels call (CMSIS-NN), by name
     registrations: List[Any]           # libraries linked whole (static initializers)
     registry: List[Any]                # operator_registry.o, sized for the selection
+
+
+@dataclass
+class ExecuTorchRuntime:
+    """The ExecuTorch runtime of a variant: executorch_core (without the operator
+    registry, which each model's selection sizes) and the prim ops (registered by static
+    initializers: linked whole when a model uses them)."""
+    core: List[Any]
+    prim_ops: List[Any]
+
+
+@dataclass
+class BundledProgramRuntime:
+    """devtools/bundled_program: its library, and the headers generated from its schema
+    (what the runner compiled for a .bpte includes)."""
+    library: List[Any]
+    schema: List[Any]

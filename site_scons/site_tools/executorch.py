@@ -17,10 +17,10 @@ codegen (the executorch_codegen tool). What one variant builds:
     env["ET_ROOT"] = "/src/executorch"       # construction variables, defaults if unset:
     env["ET_LOG_LEVEL"] = "Info"             # Off, Debug, Info, Error, Fatal; $PROFILE: the
                                              # runtime's event-tracer hooks; $VARIANT_DIR
-    runtime = env.ExecuTorchRuntime()        # {"core": lib, "prim_ops": lib}
+    runtime = env.ExecuTorchRuntime()        # artifacts.ExecuTorchRuntime: core, prim_ops
     plan = kernel_plan.plan(env["ET_ROOT"], program.kernel_keys, cmsis_nn=...)
     kernels = env.ExecuTorchKernels(plan)    # an etcorev.artifacts.KernelBuild
-    bundled = env.ExecuTorchBundledProgram() # for a .bpte: {"lib": ..., "schema": headers}
+    bundled = env.ExecuTorchBundledProgram() # for a .bpte: library, schema headers
     etdump = env.ExecuTorchETDump()          # profile=etdump: [etdump lib, flatcc runtime]
 
 The devtools parts are built only when asked for: the bundled-program runtime
@@ -46,7 +46,9 @@ import sys
 from SCons.Action import Action
 
 from etcorev.scons.tools import require_tools
-from etcorev.artifacts import KernelBuild
+from etcorev.artifacts import BundledProgramRuntime, KernelBuild
+from etcorev.artifacts import ExecuTorchRuntime as RuntimeLibraries
+from etcorev.scons.shared import made_once
 from etcorev.scons import builddir, usercache
 from etcorev.executorch import et_index, flatcc
 from etcorev.errors import BuildSetupError
@@ -185,29 +187,28 @@ def _tree_objects(env, directory, sources):
 
 def ExecuTorchRuntime(env):
     """executorch_core (without operator_registry.cpp, which each model's selection
-    sizes) and the prim ops: {"core": library, "prim_ops": library}."""
+    sizes) and the prim ops, once per variant: an artifacts.ExecuTorchRuntime."""
     root = env.ExecuTorchTree()
-    core_sources = [s for s in et_index.core_sources(root, pal="minimal") if s != REGISTRY_SOURCE]
-    core_objects = _tree_objects(env, _in(env, "et", "core"), core_sources)
-    env.Depends(core_objects, env.ExecuTorchSchema())
-    prim_objects = _tree_objects(env, _in(env, "et", "prim_ops"), et_index.prim_ops_sources(root))
-    return {"core": env.StaticLibrary(_in(env, "et", "executorch_core"), core_objects),
-            "prim_ops": env.StaticLibrary(_in(env, "et", "prim_ops"), prim_objects)}
+
+    def make():
+        core_sources = [s for s in et_index.core_sources(root, pal="minimal")
+                        if s != REGISTRY_SOURCE]
+        core_objects = _tree_objects(env, _in(env, "et", "core"), core_sources)
+        env.Depends(core_objects, env.ExecuTorchSchema())
+        prim_objects = _tree_objects(env, _in(env, "et", "prim_ops"),
+                                     et_index.prim_ops_sources(root))
+        return RuntimeLibraries(
+            core=env.StaticLibrary(_in(env, "et", "executorch_core"), core_objects),
+            prim_ops=env.StaticLibrary(_in(env, "et", "prim_ops"), prim_objects))
+    return made_once(env, ("runtime", env["VARIANT_DIR"]), make)
 
 
 # ---------------------------------------------------------------- devtools
 
-def _made_once(env, key, make):
-    made = env["FIRMWARE_SHARED"].made
-    if key not in made:
-        made[key] = make()
-    return made[key]
-
-
 def ExecuTorchBundledProgram(env):
     """The bundled-program runtime (devtools/bundled_program/bundled_program.cpp) and the
     headers of its schema (bundled_program_schema.fbs, from the flatc/headers pair the
-    program's schema uses): {"lib": library, "schema": generated headers}."""
+    program's schema uses), once per variant: an artifacts.BundledProgramRuntime."""
     root = env.ExecuTorchTree()
 
     def make():
@@ -227,9 +228,9 @@ def ExecuTorchBundledProgram(env):
         program_schema = [env.File(os.path.join(env["ET_GEN_DIR"], "executorch", "schema", h))
                           for h in ("program_generated.h", "scalar_type_generated.h")]
         env.Depends(objects, schema + program_schema)
-        return {"lib": env.StaticLibrary(_in(env, "et", "bundled_program"), objects),
-                "schema": schema}
-    return _made_once(env, ("bundled_program", env["VARIANT_DIR"]), make)
+        return BundledProgramRuntime(
+            library=env.StaticLibrary(_in(env, "et", "bundled_program"), objects), schema=schema)
+    return made_once(env, ("bundled_program", env["VARIANT_DIR"]), make)
 
 
 ETDUMP_SOURCES = ["devtools/etdump/etdump_flatcc.cpp", "devtools/etdump/emitter.cpp",
@@ -270,7 +271,7 @@ def ExecuTorchETDump(env):
                                         flatcc_root)
         return [env.StaticLibrary(_in(env, "et", "etdump"), objects),
                 env.StaticLibrary(_in(env, "et", "flatccrt"), runtime)]
-    return _made_once(env, ("etdump", env["VARIANT_DIR"]), make)
+    return made_once(env, ("etdump", env["VARIANT_DIR"]), make)
 
 
 def _digest(value):
@@ -309,12 +310,8 @@ def ExecuTorchKernels(env, plan):
     Archived with the operators of one library, a helper is passed by before a later
     library's archive asks for it; archived after every library's operators, it links."""
     env.ExecuTorchTree()
-    made = env["FIRMWARE_SHARED"].made
-
     def once(key, make):
-        if key not in made:
-            made[key] = make()
-        return made[key]
+        return made_once(env, key, make)
 
     libs, helpers, registrations, oplists = [], [], [], []
     dependencies = {}       # name -> objects of the libraries the kernels call (CMSIS-NN)

@@ -19,15 +19,8 @@ from etcorev import boards
 from etcorev.scons.tools import require_tools
 from etcorev.artifacts import Firmware as FirmwareArtifact
 from etcorev.scons import builddir
+from etcorev.scons.shared import SharedNodes, made_once
 from etcorev.image.output_formats import FORMATS
-
-
-class _Shared:
-    """Nodes made once and shared by the environments cloned from one (a plain object:
-    env.Clone() copies dicts and lists, not this)."""
-
-    def __init__(self):
-        self.made = {}
 
 
 def UseVariantDir(env, variant_dir, top=None):
@@ -61,20 +54,13 @@ def ObjectsIn(env, build_dir, sources, source_root=None):
     return objects
 
 
-def _once(env, key, make):
-    made = env["FIRMWARE_SHARED"].made
-    if key not in made:
-        made[key] = make()
-    return made[key]
-
-
 def Firmware(env, target_base, objects, whole_archive=(), libs=()):
     env.RiscvToolchain()
     shared_dir = env.get("VARIANT_DIR") or os.path.dirname(target_base)
     shared_dir = env.Dir(shared_dir).abspath
-    script = _once(env, ("link.ld", shared_dir), lambda: env.BoardLinkerScript(
+    script = made_once(env, ("link.ld", shared_dir), lambda: env.BoardLinkerScript(
         os.path.join(shared_dir, "link.ld")))
-    startup = _once(env, ("startup", shared_dir), lambda: env.BoardStartup(
+    startup = made_once(env, ("startup", shared_dir), lambda: env.BoardStartup(
         os.path.join(shared_dir, "startup")))
     link_env = env.Clone(MEMORY_REGIONS=[r.as_dict() for r in boards.regions_of(env)])
     link_env.Prepend(LIBPATH=env.BoardLibPath())
@@ -95,7 +81,7 @@ def Firmware(env, target_base, objects, whole_archive=(), libs=()):
 
 def generate(env):
     require_tools(env, "riscv_toolchain", "board", "elf_outputs", "whole_archive")
-    env.SetDefault(FIRMWARE_SHARED=_Shared(), IMAGE_FORMATS=[])
+    env.SetDefault(SHARED_NODES=SharedNodes(), IMAGE_FORMATS=[])
     env.AddMethod(UseVariantDir)
     env.AddMethod(ObjectsIn)
     env.AddMethod(Firmware)

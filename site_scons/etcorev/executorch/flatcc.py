@@ -68,12 +68,14 @@ def check_tree(root):
 def host_compiler(env, flatcc_root):
     """The node of flatcc's schema compiler for this machine, built from flatcc_root
     (once per tree, whichever variant asks first)."""
+    from etcorev.scons.shared import made_once
+    return made_once(env, ("host flatcc", flatcc_root),
+                     lambda: _build_host_compiler(env, flatcc_root))
+
+
+def _build_host_compiler(env, flatcc_root):
     import SCons.Environment
 
-    made = env["FIRMWARE_SHARED"].made
-    key = ("host flatcc", flatcc_root)
-    if key in made:
-        return made[key]
     build_root = os.path.dirname(env.Dir(env["VARIANT_DIR"]).abspath)
     digest = hashlib.sha1(os.path.abspath(flatcc_root).encode()).hexdigest()[:10]
     out_dir = os.path.join(build_root, "host", "flatcc-" + digest)
@@ -97,5 +99,4 @@ def host_compiler(env, flatcc_root):
     objects = [host.Object(os.path.join(out_dir, "obj", os.path.splitext(source)[0] + ".o"),
                            os.path.join(flatcc_root, source))
                for source in COMPILER_SOURCES]
-    made[key] = host.Program(os.path.join(out_dir, "flatcc"), objects)
-    return made[key]
+    return host.Program(os.path.join(out_dir, "flatcc"), objects)

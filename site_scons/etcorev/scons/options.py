@@ -207,3 +207,37 @@ def path_option_names():
     """The options whose values are paths (relative ones are resolved by SConstruct)."""
     from etcorev.scons.cli import PathValuedOption
     return [o.name for o in OPTIONS if isinstance(o.declaration, PathValuedOption)]
+
+
+def settings_variables(path):
+    """{construction variable: value} for the options a settings file sets, validated
+    and converted as the command line's are; {} for no file. A file that cannot be read,
+    an unknown option or a bad value: SCons.Errors.UserError naming the file."""
+    import SCons.Environment
+    import SCons.Errors
+    from SCons.Variables import Variables
+    from etcorev.scons import settings
+    from etcorev.scons.cli import add_options, option_error
+
+    if not os.path.isfile(path):
+        return {}
+    try:
+        given = settings.read_file(path)
+    except Exception as error:
+        raise SCons.Errors.UserError("Cannot read the user settings file %s: %s: %s"
+                                     % (path, type(error).__name__, error))
+    by_name = {o.name: o for o in OPTIONS}
+    unknown = sorted(name for name in given if name not in by_name)
+    if unknown:
+        raise SCons.Errors.UserError(
+            "The user settings file %s sets %s, which %s no option of the build (`scons -h` "
+            "in the checkout lists them)." % (path, ", ".join(unknown),
+                                             "is" if len(unknown) == 1 else "are"))
+    opts = Variables(None, {name: str(value) for name, value in given.items()})
+    add_options(opts, *(by_name[name].declaration for name in given))
+    try:
+        env = SCons.Environment.Environment(tools=[], variables=opts)
+    except SCons.Errors.UserError as error:
+        raise SCons.Errors.UserError("In the user settings file %s: %s"
+                                     % (path, option_error(error)))
+    return {by_name[name].variable: env[name] for name in given if by_name[name].variable}

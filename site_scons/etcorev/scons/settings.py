@@ -29,10 +29,14 @@ def default_path():
 def read():
     """The settings as a dict ({} when there is no file)."""
     file = path()
+    return read_file(file) if os.path.isfile(file) else {}
+
+
+def read_file(file):
+    """The settings of a settings file, as a dict."""
     values = {}
-    if os.path.isfile(file):
-        with open(file) as f:
-            exec(compile(f.read(), file, "exec"), {}, values)
+    with open(file) as f:
+        exec(compile(f.read(), file, "exec"), {}, values)
     return values
 
 
