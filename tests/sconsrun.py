@@ -88,7 +88,7 @@ def checkouts_for_testbench():
     return found if all(p and os.path.isdir(p) for p in found) else None
 
 
-def testbench_for_run():
+def have_testbench():
     """Can `scons run board=cv32e40p` run firmware here: a Verilator model named
     ($VERILATOR_MODEL or verilator_model in the user settings), or the checkouts it
     builds one from?"""

@@ -761,6 +761,10 @@ def test_a_toolchain_whose_cmath_the_compat_header_cannot_mend_is_refused():
     with pytest.raises(BuildSetupError) as refused:
         riscv._cxx11_math({}, "other-", "no: <stdin>:2:10: error: 'erf' is not a member of 'std'")
     message = str(refused.value)
-    for phrase in ("toolchain=other-", "std::lgamma(float)", "'erf' is not a member",
+    for phrase in ("$TOOLCHAIN=other-", "std::lgamma(float)", "'erf' is not a member",
                    "./setup.sh --corev-gcc"):
         assert phrase in message, message
+    # In our command line's words, as our SConstruct prints it:
+    from etcorev.scons import options
+    from etcorev.scons.vocabulary import spoken
+    assert spoken(options.option_words(), message).startswith("toolchain=other-: "), message

@@ -16,7 +16,7 @@ from etcorev.pte import flatbuf
 from etcorev.run import bundled, etdump, models
 from conftest import executorch_root
 from etcorev.executorch.flatcc import has_flatcc
-from sconsrun import MODELS, NO_TESTBENCH, model_entry, model_names, scons, testbench_for_run
+from sconsrun import MODELS, NO_TESTBENCH, model_entry, model_names, scons, have_testbench
 
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
                                 reason="qemu-system-riscv32 missing (./setup.sh installs it)")
@@ -196,7 +196,7 @@ def test_a_bundle_runs_in_place_from_the_model_region(et_root, tmp_path):
 
 
 def test_every_bundle_passes_on_the_testbench(et_root, tmp_path):
-    if not testbench_for_run():
+    if not have_testbench():
         pytest.skip(NO_TESTBENCH)
     result = scons("board=cv32e40p", BUNDLES, "run", build_dir=tmp_path)
     assert result.returncode == 0, result.stdout[-4000:]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from etcorev.run import profile
-from sconsrun import NO_TESTBENCH, model_entry, scons, testbench_for_run
+from sconsrun import NO_TESTBENCH, model_entry, scons, have_testbench
 
 needs_compiler = pytest.mark.skipif(
     not shutil.which("riscv64-unknown-elf-gcc") and not shutil.which("riscv32-corev-elf-gcc"),
@@ -179,7 +179,7 @@ def test_debug_on_the_testbench_is_a_one_line_error(tmp_path):
 TRAP_BOARDS = [
     "qemu",
     pytest.param("cv32e40p", marks=pytest.mark.skipif(
-        not testbench_for_run(), reason=NO_TESTBENCH)),
+        not have_testbench(), reason=NO_TESTBENCH)),
 ]
 
 

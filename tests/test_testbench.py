@@ -320,7 +320,7 @@ def test_a_failed_build_names_its_log(fake):
 
 @pytest.mark.parametrize("given, missing", [
     (("core_v_verif=", "cv32e40p="), "needs core_v_verif= and cv32e40p="),
-    (("cv32e40p=",), "needs cv32e40p=: set cv32e40p"),
+    (("cv32e40p=",), "needs cv32e40p=: set it to your checkout of"),
 ])
 def test_testbench_without_the_checkouts_is_a_one_line_error(fake, given, missing):
     result = fake["run"]("testbench", *given)

@@ -174,3 +174,34 @@ def test_no_sconscript_holds_wiring():
     scripts = [p.relative_to(REPO) for p in REPO.rglob("SConscript")
                if ".venv" not in p.parts and "build" not in p.parts]
     assert scripts == [], scripts
+
+
+@pytest.mark.parametrize("arguments, says", [
+    ([], "No ExecuTorch source tree given"),
+    (["model=missing.pte"], "Model file"),
+], ids=["no-executorch-tree", "no-model"])
+def test_an_outside_sconstruct_gets_one_line_naming_the_variable(tmp_path, arguments, says):
+    """The tools speak of construction variables ($ET_ROOT, $MODEL): in a SConstruct of
+    one's own a bad setting is SCons's one-line report, never a traceback nor our
+    command line's option names."""
+    project = tmp_path / "own_project"
+    shutil.copytree(REPO / "examples" / "own_project", project)
+    env = dict(os.environ, PYTHONPATH=str(REPO / "site_scons"),
+               XDG_CONFIG_HOME=str(tmp_path / "no-config"))   # no user settings either
+    env.pop("EXECUTORCH_ROOT", None)
+    env.pop("COREV_ET_SETTINGS", None)
+    if arguments:
+        from conftest import executorch_root
+        if executorch_root() is None:
+            pytest.skip("no ExecuTorch tree")
+        arguments = arguments + ["executorch=%s" % executorch_root()]
+    result = subprocess.run([sys.executable, "-m", "SCons", "-Q"] + arguments, cwd=project,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, timeout=600)
+    out = result.stdout
+    assert result.returncode == 2 and "Traceback" not in out, out
+    [line] = [l for l in out.splitlines() if l.startswith("scons: ***")]
+    assert says in line, line
+    variable = "$ET_ROOT" if not arguments else "$MODEL"
+    assert variable in line, line
+    assert "executorch=" not in line and "model=" not in line, line

@@ -197,18 +197,19 @@ def tb_dir(core_v_verif):
 
 
 def check_checkouts(core_v_verif, cv32e40p):
-    """Refuse checkouts that lack what the build reads, naming the option."""
-    for option, top, files in (("core_v_verif", core_v_verif,
-                                [os.path.join(TB_SUBDIR, f) for f in TB_SOURCES + (TB_MAIN,)]),
-                               ("cv32e40p", cv32e40p,
-                                [v.manifest for v in VARIANTS.values()] + [CORE_LOG])):
+    """Refuse checkouts that lack what the build reads, naming the construction variable."""
+    for variable, top, files, what in (
+            ("CORE_V_VERIF_DIR", core_v_verif,
+             [os.path.join(TB_SUBDIR, f) for f in TB_SOURCES + (TB_MAIN,)],
+             "core-v-verif (branch cv32e40p/dev)"),
+            ("CV32E40P_DIR", cv32e40p,
+             [v.manifest for v in VARIANTS.values()] + [CORE_LOG], "cv32e40p (tag cv32e40p_v1.8.3)")):
         if not os.path.isdir(top):
-            raise BuildSetupError("%s=%s is not a directory." % (option, top))
+            raise BuildSetupError("$%s=%s is not a directory." % (variable, top))
         missing = sorted({f for f in files if not os.path.isfile(os.path.join(top, f))})
         if missing:
-            raise BuildSetupError("%s=%s has no %s: is it a checkout of %s?" % (
-                option, top, missing[0], {"core_v_verif": "core-v-verif (branch cv32e40p/dev)",
-                                          "cv32e40p": "cv32e40p (tag cv32e40p_v1.8.3)"}[option]))
+            raise BuildSetupError("$%s=%s has no %s: is it a checkout of %s?"
+                                  % (variable, top, missing[0], what))
 
 
 def manifest_sources(manifest, rtl_dir):

@@ -23,6 +23,7 @@ flash, .data (copied there by crt0), .bss, the pools and the stack in the RAM.
 import os
 
 from etcorev import boards, locations
+from etcorev.scons import options as option_table  # (a tool module's `options` is SCons's hook)
 from etcorev.scons.tools import require_tools
 from etcorev.errors import BuildSetupError
 
@@ -102,9 +103,9 @@ def BoardStartup(env, build_dir):
     board = boards.of(env)
     if env["ISA"].endswith("_xcv") and not getattr(board, "COREV_EXTENSIONS", True):
         raise BuildSetupError(
-            "isa=%s uses the CV32E40P's CORE-V extensions, which board=%s cannot run (%s "
-            "has none of them): use board=cv32e40p with a testbench built with them "
-            "(COREV_PULP), or isa=%s." % (env["ISA"], board.NAME,
+            "$ISA=%s uses the CV32E40P's CORE-V extensions, which $BOARD=%s cannot run (%s "
+            "has none of them): use $BOARD=cv32e40p with a testbench built with them "
+            "(COREV_PULP), or $ISA=%s." % (env["ISA"], board.NAME,
                                          getattr(board, "SIMULATOR", board.NAME),
                                          env["ISA"][:-len("_xcv")]))
     # No LTO here: libc refers to stdout, getpid and kill only after LTO has decided
@@ -126,8 +127,8 @@ def _emit_map_file(target, source, env):
 
 def generate(env):
     require_tools(env, "riscv_toolchain", "textfile")
-    env.SetDefault(BOARD="qemu", MODEL_PLACEMENT="embedded", STACK_SIZE=16 * 1024,
-                   TOOLCHAIN_LIBC="picolibc")
+    env.SetDefault(STACK_SIZE=16 * 1024, TOOLCHAIN_LIBC="picolibc",
+                   **option_table.defaults("BOARD", "MODEL_PLACEMENT"))
     env.Append(CPPPATH=[COMMON_DIR], LIBPATH=[COMMON_DIR])
     env.Append(LINKFLAGS=["-T", "$LINKER_SCRIPT", "-Wl,-Map,${TARGETS[1]}"])
     env.Append(PROGEMITTER=[_emit_map_file])

@@ -30,6 +30,7 @@ import SCons.Errors
 from SCons.Action import Action
 
 from etcorev import boards
+from etcorev.scons import options as option_table  # (a tool module's `options` is SCons's hook)
 from etcorev.scons import builddir
 from etcorev.run import simulator
 from etcorev.errors import BuildSetupError
@@ -179,10 +180,10 @@ def _check_request(env):
     board = boards.of(env)
     if not hasattr(board, "debug_command"):
         raise BuildSetupError(getattr(board, "NO_DEBUG_MESSAGE",
-                                      "board=%s has no debugger support: use board=qemu."
+                                      "$BOARD=%s has no debugger support: use $BOARD=qemu."
                                       % board.NAME))
     if env.get("DEBUG_COMMANDS") and not os.path.isfile(env["DEBUG_COMMANDS"]):
-        raise BuildSetupError("debug_commands=%s: no such file." % env["DEBUG_COMMANDS"])
+        raise BuildSetupError("$DEBUG_COMMANDS=%s: no such file." % env["DEBUG_COMMANDS"])
     if not shutil.which(GDB):
         raise BuildSetupError(NO_GDB_MESSAGE)
 
@@ -193,7 +194,7 @@ def DebugFirmwares(env, firmwares, requested=False):
     if requested:
         _check_request(env)
     if requested and len(firmwares) != 1:
-        raise BuildSetupError("scons debug debugs one firmware: give one model= (this build "
+        raise BuildSetupError("scons debug debugs one firmware: give one $MODEL (this build "
                               "has %d)." % len(firmwares))
     if not firmwares:
         return []
@@ -206,7 +207,7 @@ def DebugFirmwares(env, firmwares, requested=False):
 
 
 def generate(env):
-    env.SetDefault(DEBUG_COMMANDS="", BOARD="qemu")
+    env.SetDefault(DEBUG_COMMANDS="", **option_table.defaults("BOARD"))
     env.AddMethod(DebugFirmwares)
 
 

@@ -36,6 +36,7 @@ model_embed and corev_backend tools.
 """
 
 import os
+import sys
 
 import SCons.Errors
 import SCons.Script
@@ -49,6 +50,7 @@ from etcorev.pte import model_io
 from etcorev.run import models, runner_config
 from etcorev.run.runner_config import profile_mode
 from etcorev.scons.tools import require_tools
+from etcorev.scons.vocabulary import spoken
 
 RUNNER_DIR = locations.source_dir("examples", "corev", "executor_runner")
 PAL_DIR = locations.source_dir("pal")
@@ -76,8 +78,8 @@ def _check_selection_covers(env, model, selection):
     left_out = sorted(set(model.program.operators) - set(selection))
     if left_out:
         raise BuildSetupError(
-            "ops=%s leaves out operator%s that %s uses: %s. Add %s to ops= (or use "
-            "ops=model, the default, which takes the model's own)."
+            "$OPS=%s leaves out operator%s that %s uses: %s. Add %s to $OPS (or use "
+            "$OPS=model, the default, which takes the model's own)."
             % (env["OPS"], "s" if len(left_out) > 1 else "", os.path.basename(model.path),
                ", ".join(left_out), "them" if len(left_out) > 1 else "it"))
 
@@ -170,11 +172,11 @@ class _Runner:
         inputs = []
         method = model.program.methods[0]
         if model.inputs:
-            tensors = model_io.read_tensors(model.inputs, "inputs", "inputs")
+            tensors = model_io.read_tensors(model.inputs, "inputs", "MODEL_INPUTS")
             inputs = model_io.check_inputs(tensors, method.inputs, model.inputs,
                                            os.path.basename(model.path))
         if model.expected:
-            model_io.check_expected(model_io.read_tensors(model.expected, "outputs", "expected"),
+            model_io.check_expected(model_io.read_tensors(model.expected, "outputs", "MODEL_EXPECTED"),
                                     method.outputs, model.expected, os.path.basename(model.path))
         config = env.Textfile(os.path.join(model_dir, "runner_config.h"),
                               runner_config.header_lines(model.program,
@@ -243,13 +245,15 @@ def ExecutorRunner(env):
             plan = kernel_plan.plan(env["ET_ROOT"], selection, kernel_dirs,
                                     corev=env["COREV_KERNELS"], cmsis_nn=env["CMSIS_NN_ROOT"])
             _check_selection_covers(env, model, selection)
+            for warning in plan.warnings:
+                sys.stderr.write(spoken(env, "scons: warning: %s\n" % warning))
             firmware = runner.firmware_for(model, plan)
         except BuildSetupError as error:
             if len(model_set) == 1:
                 raise
             # One bad model of a set: the others are built (and run), this one is named
             # now and fails the build at its end, as a test runner would.
-            print("Not building %s: %s" % (os.path.basename(model.path), error))
+            print(spoken(env, "Not building %s: %s" % (os.path.basename(model.path), error)))
             firmwares.append(Firmware(model=model, unbuilt=str(error)))
             continue
         if reporting:
@@ -273,7 +277,7 @@ def InstallFirmwares(env, firmwares):
     while not os.path.exists(path):      # a file in the way: one line, not SCons's TypeError
         path = os.path.dirname(path)
     if not os.path.isdir(path):
-        raise BuildSetupError("install_dir=%s: %s is a file, not a directory."
+        raise BuildSetupError("$INSTALL_DIR=%s: %s is a file, not a directory."
                               % (env["INSTALL_DIR"], path))
     built = [f for f in firmwares if f.built]
     nodes = []

@@ -45,6 +45,7 @@ import sys
 
 from SCons.Action import Action
 
+from etcorev.scons import options as option_table  # (a tool module's `options` is SCons's hook)
 from etcorev.scons.tools import require_tools
 from etcorev.artifacts import BundledProgramRuntime, KernelBuild
 from etcorev.artifacts import ExecuTorchRuntime as RuntimeLibraries
@@ -70,12 +71,12 @@ def _root(env):
     if not root:
         raise BuildSetupError(
             "No ExecuTorch source tree given. Clone ExecuTorch (v1.4.1; v1.0.0 also works) "
-            "into a directory named `executorch` and pass executorch=PATH, set "
+            "into a directory named `executorch` and pass $ET_ROOT=PATH, set "
             "EXECUTORCH_ROOT, or record it once with `./setup.sh --executorch PATH` "
             "(it writes the user settings file).")
     root = os.path.abspath(os.path.expanduser(root))
     if not os.path.isdir(root):
-        raise BuildSetupError("The ExecuTorch tree '%s' does not exist (from executorch=, "
+        raise BuildSetupError("The ExecuTorch tree '%s' does not exist (from $ET_ROOT, "
                               "EXECUTORCH_ROOT or the user settings)." % root)
     return root
 
@@ -88,7 +89,7 @@ def _check_version(root):
     if version and tuple(int(n) for n in version.split(".")) < MIN_VERSION:
         raise BuildSetupError(
             "ExecuTorch %s at %s is too old: this build needs ExecuTorch %s or newer "
-            "(tested: %s). Check out v%s there, or point executorch= at a newer tree."
+            "(tested: %s). Check out v%s there, or point $ET_ROOT at a newer tree."
             % (version, root, ".".join(map(str, MIN_VERSION)), ", ".join(SUPPORTED_VERSIONS),
                SUPPORTED_VERSIONS[0]))
     if version not in SUPPORTED_VERSIONS:
@@ -481,8 +482,8 @@ def ExecuTorchTree(env):
 
 def generate(env):
     require_tools(env, "riscv_toolchain", "firmware", "executorch_codegen")
-    env.SetDefault(ET_ROOT="", ET_LOG_LEVEL="Off", PROFILE=False, CMSIS_NN_ROOT="",
-                   VARIANT_DIR="build")
+    env.SetDefault(VARIANT_DIR="build", **option_table.defaults(
+        "ET_ROOT", "ET_LOG_LEVEL", "PROFILE", "CMSIS_NN_ROOT"))
     for method in (ExecuTorchTree, ExecuTorchSchema, ExecuTorchRuntime, ExecuTorchKernels,
                    ExecuTorchRegistry, ExecuTorchBundledProgram, ExecuTorchETDump):
         env.AddMethod(method)

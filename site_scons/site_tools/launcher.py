@@ -39,7 +39,7 @@ def launcher_command(value, path):
     try:
         words = shlex.split(value)
     except ValueError as error:
-        raise BuildSetupError("launcher=%s: cannot split it into words (%s)." % (value, error))
+        raise BuildSetupError("$LAUNCHER=%s: cannot split it into words (%s)." % (value, error))
     if not words or shutil.which(words[0], path=path):
         return words
     program = words[0]
@@ -50,7 +50,7 @@ def launcher_command(value, path):
                   "and icecc)" % os.path.basename(program))
     else:
         remedy = "Name an installed command"
-    raise BuildSetupError("launcher=%s: %s %s. %s, or build without launcher=."
+    raise BuildSetupError("$LAUNCHER=%s: %s %s. %s, or build without $LAUNCHER."
                           % (value, program, where, remedy))
 
 

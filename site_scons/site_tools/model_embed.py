@@ -176,8 +176,8 @@ def EmbedModel(env, target_base, pte, method="incbin"):
         if not _compiler_has_embed(env):
             from etcorev.errors import BuildSetupError
             raise BuildSetupError(
-                "embed=embed needs a compiler with C23 #embed (GCC 15 or newer); %s is older. "
-                "Use embed=incbin (the default) or embed=xxd." % env.subst("$CC"))
+                "$MODEL_EMBED=embed needs a compiler with C23 #embed (GCC 15 or newer); %s is older. "
+                "Use $MODEL_EMBED=incbin (the default) or $MODEL_EMBED=xxd." % env.subst("$CC"))
         path = os.path.abspath(str(pte)).replace('"', '\\"')
         source = env.Textfile(target_base + ".c", [_c_source(env, '#embed "%s"' % path)],
                               LINESEPARATOR="\n")

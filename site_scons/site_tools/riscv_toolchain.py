@@ -14,6 +14,7 @@ when the tool is loaded: every pseudo-builder of the firmware tools calls it fir
 Afterwards $TOOLCHAIN_PREFIX is the prefix found and $TOOLCHAIN_DESCRIPTION says which.
 """
 
+from etcorev.scons import options as option_table  # (a tool module's `options` is SCons's hook)
 from etcorev.scons.tools import require_tools
 from etcorev.toolchain import riscv
 
@@ -27,7 +28,7 @@ def RiscvToolchain(env):
 
 def generate(env):
     require_tools(env, "cc", "c++", "gnulink", "ar", "gas")
-    env.SetDefault(TOOLCHAIN="", ISA="rv32imc", BUILD_TYPE="Release", LTO="auto", PIC=False)
+    env.SetDefault(**option_table.defaults("TOOLCHAIN", "ISA", "BUILD_TYPE", "LTO", "PIC"))
     env.AddMethod(RiscvToolchain)
 
 

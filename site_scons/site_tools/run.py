@@ -4,7 +4,7 @@ the cycles per operator follows each run (etcorev.run.profile).
 
 QEMU (board=qemu) and the CV32E40P Verilator testbench (board=cv32e40p, with
 verilator_model= set) say how a program ended differently; the board module parses it.
-A run is a failure when the program exits non-zero, runs longer than timeout= seconds,
+A run is a failure when the program exits non-zero, runs longer than $RUN_TIMEOUT seconds,
 prints fewer outputs than its method has, or prints outputs that differ from the
 expected ones (expected=, NAME.expected.json; atol=/rtol= for floats). A bundled
 program (.bpte) checks its own test cases on the target, at the rtol/atol compiled in;
@@ -26,7 +26,9 @@ import SCons.Errors
 from SCons.Action import Action
 
 from etcorev import boards
+from etcorev.scons import options as option_table  # (a tool module's `options` is SCons's hook)
 from etcorev.scons import scons_internals
+from etcorev.scons.vocabulary import spoken
 from etcorev.image import memory_usage
 from etcorev.pte import model_io
 from etcorev.run import bundled, etdump, failures, profile, simulator
@@ -49,22 +51,23 @@ def _run_one(firmware, env):
         argv = board.run_command(str(firmware.elf), str(firmware.hex), env, workdir,
                                  model=model)
         if argv is None:
-            raise SCons.Errors.UserError(board.NO_RUNNER_MESSAGE)
+            raise SCons.Errors.UserError(spoken(env, board.NO_RUNNER_MESSAGE))
         if env.get("VERBOSE"):
             print(" ".join(argv))
         try:
             finished = simulator.run(argv, workdir, env["RUN_TIMEOUT"])
         except OSError as error:           # not there, not executable, not a program
-            option, variable = getattr(board, "RUNNER_OPTION", (None, None))
-            raise SCons.Errors.UserError("Cannot start %s: %s." % (
-                "%s=%s" % (option, env[variable]) if option else argv[0], error.strerror))
+            _, variable = getattr(board, "RUNNER_OPTION", (None, None))
+            raise SCons.Errors.UserError(spoken(env, "Cannot start %s: %s." % (
+                "$%s=%s" % (variable, env[variable]) if variable else argv[0],
+                error.strerror)))
     if finished.stopped_by:
         name = signal.Signals(finished.stopped_by).name
         raise ProgramExit(errstr="%s: stopped the run (%s)" % (name, argv[0]),
                           status=128 + finished.stopped_by)
     if finished.timed_out:
         return (TIMEOUT_STATUS, finished.output, None,
-                "stopped after timeout=%g s" % env["RUN_TIMEOUT"])
+                "stopped after $RUN_TIMEOUT=%g s" % env["RUN_TIMEOUT"])
     result = board.parse_run(finished.output, finished.returncode)
     return int(result.exit_status), finished.output, result.cycles, result.note
 
@@ -79,7 +82,7 @@ def _check_outputs(firmware, text, env):
     if len(printed) < wanted:
         return "printed %d of the method's %d outputs" % (len(printed), wanted)
     if model.expected:
-        expected = model_io.read_tensors(model.expected, "outputs", "expected")
+        expected = model_io.read_tensors(model.expected, "outputs", "MODEL_EXPECTED")
         difference = model_io.compare(printed, expected, env["RUN_ATOL"], env["RUN_RTOL"])
         if difference:
             return "%s (%s)" % (difference, os.path.basename(model.expected))
@@ -99,7 +102,7 @@ def _run(target, source, env):
     rows, failed = [], None
     for firmware in env["RUN_FIRMWARES"]:
         if not firmware.built:                # a model of the set that was not built
-            problem = "not built: " + firmware.unbuilt
+            problem = spoken(env, "not built: " + firmware.unbuilt)
             failed = failed or (problem, 1)
             rows.append([firmware.model.name, "FAIL"] + ["-"] * (len(PHASES) + 1)
                         + [problem])
@@ -135,6 +138,7 @@ def _run(target, source, env):
                 problem, status = "outputs: " + check, 1
         said.append("Exit status: %d" % status)
         if problem:
+            problem = spoken(env, problem)
             said.append("Run failed: %s" % problem)
             failed = failed or (problem, status)
         sys.stdout.write("\n".join(said) + "\n")
@@ -225,8 +229,8 @@ def RunFirmwares(env, firmwares, requested=False):
 
 
 def generate(env):
-    env.SetDefault(RUN_TIMEOUT=300.0, RUN_MAX_CYCLES=200000000, RUN_RTOL=1e-5, RUN_ATOL=1e-6,
-                   VERILATOR_MODEL="", PROFILE=False, BOARD="qemu")
+    env.SetDefault(VERILATOR_MODEL="", **option_table.defaults(
+        "RUN_TIMEOUT", "RUN_MAX_CYCLES", "RUN_RTOL", "RUN_ATOL", "PROFILE", "BOARD"))
     env.AddMethod(RunFirmwares)
 
 

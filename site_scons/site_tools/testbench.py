@@ -35,7 +35,7 @@ from etcorev import testbench
 from etcorev.scons import quiet_messages
 from etcorev.errors import BuildSetupError
 
-OPTIONS = ("core_v_verif", "cv32e40p")
+CHECKOUT_VARIABLES = ("CORE_V_VERIF_DIR", "CV32E40P_DIR")
 _MODELS = {}          # directory -> the model built there, in this scons run
 
 
@@ -85,13 +85,13 @@ def _verilate(target, source, env):
 def _checkouts(env):
     """(core-v-verif, cv32e40p), checked; a one-line error naming what is missing."""
     core_v_verif, cv32e40p = (env.subst("$CORE_V_VERIF_DIR"), env.subst("$CV32E40P_DIR"))
-    missing = [option for option, value in zip(OPTIONS, (core_v_verif, cv32e40p)) if not value]
+    missing = [variable for variable, value in zip(CHECKOUT_VARIABLES, (core_v_verif, cv32e40p))
+               if not value]
     if missing:
         raise BuildSetupError(
-            "Building the CV32E40P testbench needs %s: set %s (on the command line or in "
-            "the user settings) to your checkout%s of core-v-verif (branch cv32e40p/dev) "
-            "and cv32e40p (tag cv32e40p_v1.8.3)." % (
-                " and ".join("%s=" % m for m in missing), " and ".join(missing),
+            "Building the CV32E40P testbench needs %s: set %s to your checkout%s of "
+            "core-v-verif (branch cv32e40p/dev) and cv32e40p (tag cv32e40p_v1.8.3)." % (
+                " and ".join("$" + m for m in missing), "it" if len(missing) == 1 else "them",
                 "s" if len(missing) > 1 else ""))
     core_v_verif, cv32e40p = os.path.abspath(core_v_verif), os.path.abspath(cv32e40p)
     testbench.check_checkouts(core_v_verif, cv32e40p)

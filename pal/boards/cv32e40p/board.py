@@ -38,10 +38,10 @@ def regions(model_placement):
 RUNNER_OPTION = ("verilator_model", "VERILATOR_MODEL")
 
 NO_RUNNER_MESSAGE = (
-    "No Verilator model to run board=cv32e40p firmware on: set core_v_verif= and cv32e40p= "
+    "No Verilator model to run $BOARD=cv32e40p firmware on: set $CORE_V_VERIF_DIR and $CV32E40P_DIR "
     "to your checkouts of core-v-verif and cv32e40p (the build then builds the testbench "
-    "the ISA needs), or verilator_model= to a Vtb_top_verilator (on the command line or in "
-    "the user settings), or use board=qemu.")
+    "the ISA needs), or $VERILATOR_MODEL to a Vtb_top_verilator (on the command line or in "
+    "the user settings), or use $BOARD=qemu.")
 
 
 def run_command(elf, hexfile, env, workdir, model=None):
@@ -67,8 +67,8 @@ def run_command(elf, hexfile, env, workdir, model=None):
 # No debug_command: the testbench drives the core's debug request low and has no
 # JTAG/DMI transport or gdb server.
 NO_DEBUG_MESSAGE = (
-    "board=cv32e40p: the Verilator testbench has no debug port (no JTAG or gdb server); "
-    "use scons debug board=qemu.")
+    "$BOARD=cv32e40p: the Verilator testbench has no debug port (no JTAG or gdb server); "
+    "use scons debug $BOARD=qemu.")
 
 
 # "TOP.tb_top_verilator @ 1234560: EXIT SUCCESS" or, for non-zero values,
@@ -86,4 +86,4 @@ def parse_run(output, returncode):
     if match:
         return RunResult(int(match.group(1)) or 1, int(match.group(2)) // PS_PER_CYCLE)
     return RunResult(returncode or 1, note="the testbench ended without the program's exit "
-                     "(stopped at max_cycles=, or the firmware did not load)")
+                     "(stopped at $RUN_MAX_CYCLES, or the firmware did not load)")

@@ -153,30 +153,27 @@ def identify(root, pin) -> Tuple[bool, str]:
 _warned = set()
 
 
-def check_version(root, et_root) -> None:
-    """A warning, once per run, when the tree is not the commit ExecuTorch pins: its
-    kernels were written against that CMSIS-NN."""
+def check_version(root, et_root) -> Optional[str]:
+    """The warning to print, once per run, when the tree is not the commit ExecuTorch
+    pins (its kernels were written against that CMSIS-NN), else None."""
     check_tree(root)
     pin = pinned_commit(et_root)
     if pin is None or root in _warned:
-        return
+        return None
     pinned, what = identify(root, pin)
     if pinned:
-        return
+        return None
     _warned.add(root)
-    import sys
-    sys.stderr.write(
-        "scons: warning: the CMSIS-NN tree %s (cmsis_nn=) %s, not at %s, the commit the "
-        "ExecuTorch tree's Cortex-M kernels are written for (%s); building anyway. "
-        "`git -C %s checkout %s` gives that one.\n"
-        % (root, what, pin[:12], PIN_FILE, root, pin))
+    return ("the CMSIS-NN tree %s ($CMSIS_NN_ROOT) %s, not at %s, the commit the "
+            "ExecuTorch tree's Cortex-M kernels are written for (%s); building anyway. "
+            "`git -C %s checkout %s` gives that one." % (root, what, pin[:12], PIN_FILE, root, pin))
 
 
 def check_tree(root) -> None:
     if not os.path.isdir(root):
-        raise CmsisNNError("The CMSIS-NN tree '%s' (cmsis_nn=) does not exist." % root)
+        raise CmsisNNError("The CMSIS-NN tree '%s' ($CMSIS_NN_ROOT) does not exist." % root)
     if not os.path.isfile(os.path.join(root, HEADER)):
-        raise CmsisNNError("'%s' (cmsis_nn=) is not a CMSIS-NN source tree: it has no %s. "
+        raise CmsisNNError("'%s' ($CMSIS_NN_ROOT) is not a CMSIS-NN source tree: it has no %s. "
                            "Clone %s there." % (root, HEADER, URL))
 
 

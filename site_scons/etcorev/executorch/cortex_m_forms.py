@@ -546,8 +546,8 @@ def check(program, path, temp_pool=None):
         needed = temp_pool_bytes(method)
         if temp_pool and temp_pool < needed:
             raise BuildSetupError(
-                "temp_pool=%d is too small for the model '%s': its Cortex-M operators take "
+                "$RUNNER_TEMP_POOL=%d is too small for the model '%s': its Cortex-M operators take "
                 "up to %d bytes from the temp pool (scratch buffers planned for another "
                 "CMSIS-NN backend than the C path, rows of a softmax across memory, a padded "
-                "transposed convolution). Give temp_pool=%d or more, or leave it out: the "
+                "transposed convolution). Give $RUNNER_TEMP_POOL=%d or more, or leave it out: the "
                 "build sizes it." % (temp_pool, path, needed, needed))

@@ -33,20 +33,20 @@ def check_tree(root) -> Optional[str]:
     """Check that root is a usable ExecuTorch source tree; return its version."""
     if root is None or str(root) == "":
         raise ETSourceError(
-            "No ExecuTorch source tree given: set executorch= to the directory that holds "
+            "No ExecuTorch source tree given: set $ET_ROOT to the directory that holds "
             "ExecuTorch's runtime/, kernels/ and shim_et/ (a checkout or extracted release "
             "of pytorch/executorch).")
     path = Path(os.path.abspath(os.path.expanduser(str(root))))
     if not path.is_dir():
         raise ETSourceError(
             "The ExecuTorch source tree %s does not exist or is not a directory: set "
-            "executorch= to the directory that holds ExecuTorch's runtime/, kernels/ and "
+            "$ET_ROOT to the directory that holds ExecuTorch's runtime/, kernels/ and "
             "shim_et/." % path)
     missing = [p for p in (BUILD_VARIABLES, PROGRAM_H) if not (path / p).is_file()]
     if missing:
         raise ETSourceError(
             "%s does not look like an ExecuTorch source tree: %s %s missing. Set "
-            "executorch= to the top directory of a checkout or extracted release of "
+            "$ET_ROOT to the top directory of a checkout or extracted release of "
             "pytorch/executorch (the one that holds runtime/, kernels/ and shim_et/; git "
             "submodules are not needed)."
             % (path, " and ".join(missing), "is" if len(missing) == 1 else "are"))

@@ -58,9 +58,9 @@ def check_tree(root):
     """The tree's flatcc directory, or a BuildSetupError that says how to get it."""
     if not has_flatcc(root):
         raise BuildSetupError(
-            "profile=etdump needs flatcc, which ExecuTorch keeps in the submodule "
+            "$PROFILE=etdump needs flatcc, which ExecuTorch keeps in the submodule "
             "third-party/flatcc, and %s has no flatcc sources there: run `git submodule "
-            "update --init third-party/flatcc` in that tree (or use profile=1, the cycle "
+            "update --init third-party/flatcc` in that tree (or use $PROFILE=1, the cycle "
             "tracer, which needs no flatcc)." % root)
     return os.path.join(root, FLATCC)
 
@@ -84,7 +84,7 @@ def _build_host_compiler(env, flatcc_root):
                                 if name in os.environ})
     if not shutil.which(host.subst("$CC") or "cc", path=host["ENV"].get("PATH")):
         raise BuildSetupError(
-            "profile=etdump builds flatcc's schema compiler for this machine, and no host "
+            "$PROFILE=etdump builds flatcc's schema compiler for this machine, and no host "
             "C compiler was found (cc, gcc or clang on PATH): install one, e.g. "
             "`apt-get install gcc`.")
     host.Append(CPPPATH=[os.path.join(flatcc_root, d) for d in ("external", "include", "config")],

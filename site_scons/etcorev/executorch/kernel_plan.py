@@ -75,6 +75,8 @@ class KernelSet:
 class Plan:
     kernel_sets: List[KernelSet]
     prim_ops: Tuple[str, ...]
+    # What the build should warn about, once (a CMSIS-NN tree at another commit).
+    warnings: List[str] = field(default_factory=list)
 
     @property
     def sources(self):
@@ -176,6 +178,7 @@ class CortexMKernels(TreeKernels):
         self.replacements = list(replacements)
         self.include_dirs = [os.path.join(cmsis_root, "Include")] if cmsis_root else []
         self.stand_ins = cortex_m_op_stand_ins()
+        self.warnings = []          # for the build to print (Plan.warnings)
 
     def _ours_in_place(self, op_sources, source_ops):
         """The sources with ours in place of the tree's files of the same name."""
@@ -186,15 +189,17 @@ class CortexMKernels(TreeKernels):
     def _dependency(self, op_sources, ops):
         if self.cmsis_root:
             try:
-                cmsis_nn.check_version(self.cmsis_root, self.index["root"])
+                warning = cmsis_nn.check_version(self.cmsis_root, self.index["root"])
             except cmsis_nn.CmsisNNError as error:
                 raise BuildSetupError(str(error))
+            if warning:
+                self.warnings.append(warning)
         else:
             pin = cmsis_nn.pinned_commit(self.index["root"])
             raise BuildSetupError(
                 "The model uses ExecuTorch's Cortex-M operators (%s), whose kernels call "
                 "CMSIS-NN, and no CMSIS-NN tree is given. Clone it (git clone %s%s) and "
-                "pass cmsis_nn=PATH, or record it once with ./setup.sh --cmsis-nn PATH."
+                "pass $CMSIS_NN_ROOT=PATH, or record it once with ./setup.sh --cmsis-nn PATH."
                 % (", ".join(sorted(ops)[:3]) + (", ..." if len(ops) > 3 else ""),
                    cmsis_nn.URL, "; git checkout %s" % pin if pin else ""))
         texts = []
@@ -366,7 +371,7 @@ def libraries(root, kernel_dirs=(), corev=True, **options):
     users = []
     for directory in kernel_dirs:
         if not os.path.isdir(directory):
-            raise BuildSetupError("Kernel directory '%s' (kernels=) %s." % (
+            raise BuildSetupError("Kernel directory '%s' ($KERNEL_DIRS) %s." % (
                 directory, "is a file, not a directory" if os.path.exists(directory)
                 else "does not exist"))
         library = DirectoryKernels(directory)
@@ -396,7 +401,7 @@ def plan(root, selection: Selection, kernel_dirs=(), corev=True, **options) -> P
                 sets.append(_kernel_set(library, "all", *library.sources(None)))
             elif library.kind == "tree" and library.library.all_globs:
                 sets.append(_kernel_set(library, "all", *library.all_sources()))
-        return _deduplicated(sets, ())
+        return _with_warnings(_deduplicated(sets, ()), searched)
     wanted = {normalize_op(op): keys for op, keys in selection.items()}
     chosen: Dict[str, Dict[str, List[str]]] = {}
     prim, unknown = [], []
@@ -419,7 +424,12 @@ def plan(root, selection: Selection, kernel_dirs=(), corev=True, **options) -> P
         if library.name in chosen:
             ops = chosen[library.name]
             sets.append(_kernel_set(library, ops, *library.sources(sorted(ops))))
-    return _deduplicated(sets, tuple(prim))
+    return _with_warnings(_deduplicated(sets, tuple(prim)), searched)
+
+
+def _with_warnings(plan, libraries):
+    plan.warnings = [w for library in libraries for w in getattr(library, "warnings", [])]
+    return plan
 
 
 def _kernel_set(library, selection, op_sources, utils, source_ops):

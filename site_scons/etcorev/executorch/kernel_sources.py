@@ -184,7 +184,7 @@ def unknown_ops_message(unknown: List[str], searched: List[Tuple[str, str]],
         hints.append("%s (did you mean %s?)" % (op, " or ".join(close)) if close else op)
     return ("Operator%s %s %s not in any kernel library searched (%s) of the ExecuTorch %s "
             "tree at %s. Check the operator names (as the model lists them, e.g. "
-            "aten::add.out), or give kernels of your own with kernels=DIR (a directory with "
+            "aten::add.out), or give kernels of your own with $KERNEL_DIRS=DIR (a directory with "
             "one .yaml in functions.yaml or custom_ops.yaml format and the C++ sources)."
             % ("s" if len(unknown) > 1 else "", ", ".join(hints),
                "are" if len(unknown) > 1 else "is",

@@ -34,12 +34,13 @@ class Tensor:
     atol: Optional[float] = None
 
 
-def read_tensors(path: str, key: str, option: str) -> List[Tensor]:
-    """The tensors of a JSON file (key: "inputs" or "outputs", for the object form)."""
+def read_tensors(path: str, key: str, variable: str) -> List[Tensor]:
+    """The tensors of a JSON file (key: "inputs" or "outputs", for the object form;
+    variable: the construction variable that named it, for errors)."""
     def bad(why):
         return BuildSetupError(
-            "Cannot read %s from '%s' (%s=): %s. Expected a JSON list of "
-            '{"dtype", "shape", "values"} objects.' % (key, path, option, why))
+            "Cannot read %s from '%s' ($%s): %s. Expected a JSON list of "
+            '{"dtype", "shape", "values"} objects.' % (key, path, variable, why))
     try:
         with open(path) as f:
             data = json.load(f)
@@ -133,14 +134,14 @@ def check_expected(tensors: List[Tensor], specs, path: str, model: str) -> None:
     described = "; ".join("output %d: %s" % (i, s.describe()) for i, s in enumerate(specs))
     if len(tensors) != len(specs):
         raise BuildSetupError(
-            "The expected outputs file '%s' (expected=) gives %d output%s, but %s has %d "
+            "The expected outputs file '%s' ($MODEL_EXPECTED) gives %d output%s, but %s has %d "
             "(%s)." % (path, len(tensors), "" if len(tensors) == 1 else "s", model,
                        len(specs), described))
     for i, (tensor, spec) in enumerate(zip(tensors, specs)):
         if spec.kind == "tensor" and spec.dtype and spec.shape and (
                 tensor.dtype != spec.dtype or list(tensor.shape) != list(spec.shape)):
             raise BuildSetupError(
-                "Output %d in '%s' (expected=) is %s[%s], but %s gives %s (%s)."
+                "Output %d in '%s' ($MODEL_EXPECTED) is %s[%s], but %s gives %s (%s)."
                 % (i, path, tensor.dtype, ",".join(map(str, tensor.shape)), model,
                    spec.describe(), described))
 

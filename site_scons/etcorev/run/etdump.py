@@ -69,7 +69,7 @@ def report(text, path, etrecord=None, model="", board=""):
     except ETDumpError as error:
         return "ETDump: %s; nothing written." % error
     if data is None:
-        return "ETDump: the firmware printed none (built without profile=etdump?)."
+        return "ETDump: the firmware printed none (built without $PROFILE=etdump?)."
     with open(path, "wb") as f:
         f.write(data)
     lines = ["", "ETDump of %s on %s: %s (%d bytes)" % (model, board, path, len(data))]

@@ -54,7 +54,7 @@ def model_set(spec, inputs="", expected="") -> List[Model]:
             found = (sorted(glob.glob(os.path.join(glob.escape(item), "*.pte")))
                      or sorted(glob.glob(os.path.join(glob.escape(item), "*.bpte"))))
             if not found:
-                raise BuildSetupError("The model directory '%s' (model=) holds no .pte "
+                raise BuildSetupError("The model directory '%s' ($MODEL) holds no .pte "
                                       "(or .bpte) file." % item)
             paths += found
         elif os.path.exists(item):
@@ -62,15 +62,15 @@ def model_set(spec, inputs="", expected="") -> List[Model]:
         elif glob.has_magic(item):
             found = sorted(p for p in glob.glob(item) if os.path.isfile(p))
             if not found:
-                raise BuildSetupError("No model file matches '%s' (model=)." % item)
+                raise BuildSetupError("No model file matches '%s' ($MODEL)." % item)
             paths += found
         else:
-            raise BuildSetupError("Model file '%s' not found (model=)." % item)
+            raise BuildSetupError("Model file '%s' not found ($MODEL)." % item)
     if not paths:
-        raise BuildSetupError("No model given: model= is empty.")
+        raise BuildSetupError("No model given: $MODEL is empty.")
     if (inputs or expected) and len(paths) > 1:
         raise BuildSetupError(
-            "inputs= and expected= are for a single model; with %d models, put "
+            "$MODEL_INPUTS and $MODEL_EXPECTED are for a single model; with %d models, put "
             "NAME.inputs.json and NAME.expected.json beside each NAME.pte." % len(paths))
     models, names = [], {}
     stems = [_name(path) for path in paths]
@@ -101,9 +101,9 @@ def load_program(model: Model, region, placement, board):
     size = model.program.size
     if size > region.length:
         raise BuildSetupError(
-            "The model '%s' does not fit board=%s: it is %d bytes (%.1f MiB), more than the "
+            "The model '%s' does not fit $BOARD=%s: it is %d bytes (%.1f MiB), more than the "
             "whole %s region it would be placed in (%d bytes, %.1f MiB, with "
-            "model_placement=%s) before any code or data. Use a smaller model, or a board "
+            "$MODEL_PLACEMENT=%s) before any code or data. Use a smaller model, or a board "
             "with more memory." % (model.path, board, size, size / 2**20, region.name,
                                    region.length, region.length / 2**20, placement))
     if not model.program.methods:
@@ -124,7 +124,7 @@ def _check_bundle(model: Model):
     if model.io_given:
         raise BuildSetupError(
             "The model '%s' is a bundled program (.bpte): it carries its own test cases "
-            "(inputs and expected outputs), so inputs= and expected= do not apply. Drop "
+            "(inputs and expected outputs), so $MODEL_INPUTS and $MODEL_EXPECTED do not apply. Drop "
             "them, or give the plain .pte." % model.path)
     model.inputs = model.expected = None
     method = model.program.methods[0]

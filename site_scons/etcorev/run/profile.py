@@ -54,7 +54,7 @@ def _bar(fraction: float) -> str:
 def table(records: List[Record], unit: str = "cycles", title: str = "") -> str:
     """The operator table, then the load phases. unit names what the counter counts."""
     if not records:
-        return "Profile: the firmware printed no profile records (built without profile=1?)"
+        return "Profile: the firmware printed no profile records (built without $PROFILE=1?)"
     execute = _phase(records, "Method::execute")
     total = execute.cycles if execute else sum(
         r.cycles for r in records if r.kind in ("op", "delegate", "instr"))

@@ -90,7 +90,7 @@ def check_fits(program, model_file, env, region, embedded):
         return
     from etcorev.errors import BuildSetupError
     raise BuildSetupError(
-        "The model '%s' does not fit board=%s: %s make %s bytes before any code, more than "
+        "The model '%s' does not fit $BOARD=%s: %s make %s bytes before any code, more than "
         "its %s region's %s bytes. Use a board with more memory, or a model that plans "
         "less (smaller activations)."
         % (model_file, env["BOARD"], ", ".join("%s %s" % (name, "{:,}".format(size))

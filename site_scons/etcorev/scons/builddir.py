@@ -68,7 +68,7 @@ def prepare(build_dir):
     """Make build_dir and lock it for this process."""
     made = not os.path.exists(build_dir)
     if os.path.exists(build_dir) and not os.path.isdir(build_dir):
-        raise BuildSetupError("build_dir=%s names a file, not a directory: choose another "
+        raise BuildSetupError("$BUILD_DIR=%s names a file, not a directory: choose another "
                               "build_dir." % build_dir)
     try:
         os.makedirs(build_dir, exist_ok=True)
@@ -77,7 +77,7 @@ def prepare(build_dir):
     try:
         lock = open(os.path.join(build_dir, LOCK_NAME), "a+")
     except OSError as error:            # read-only, or not ours
-        raise BuildSetupError("Cannot write in the build directory %s (build_dir=): %s. "
+        raise BuildSetupError("Cannot write in the build directory %s ($BUILD_DIR): %s. "
                               "Choose a build_dir you can write to." % (build_dir, error.strerror))
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -87,7 +87,7 @@ def prepare(build_dir):
         lock.close()
         raise BuildSetupError(
             "The build directory %s is in use by %s. Wait for it to finish, or use another "
-            "build_dir=." % (build_dir, holder))
+            "$BUILD_DIR." % (build_dir, holder))
     lock.seek(0)
     lock.truncate()
     lock.write("scons (pid %d, started %s)\n" % (os.getpid(), time.strftime("%H:%M:%S")))

@@ -195,6 +195,28 @@ def construction_variables(values):
     return out
 
 
+def defaults(*variables):
+    """{construction variable: the option's default, converted as a given value would
+    be}: the tools' defaults are the command line's (one BOARD, one ISA for every
+    SConstruct)."""
+    out = {}
+    for option in OPTIONS:
+        if option.variable in variables:
+            declaration = tuple(option.declaration)
+            default = declaration[2]
+            converter = declaration[4] if len(declaration) > 4 else None
+            out[option.variable] = converter(default) if converter else default
+    missing = set(variables) - set(out)
+    assert not missing, "no option sets %s" % ", ".join(sorted(missing))
+    return out
+
+
+def option_words():
+    """{construction variable: option name} of every option that sets one: how our
+    SConstruct's messages name what the tools call $VARIABLE (etcorev.scons.vocabulary)."""
+    return {o.variable: o.name for o in OPTIONS if o.variable}
+
+
 def variant_name(env):
     """The variant directory's name: the parts of the options that change the code, in
     their places (board-buildtype-loglevel-isa-toolchain[-lto|-nolto][-pic][-xip]

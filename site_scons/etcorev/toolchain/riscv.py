@@ -97,7 +97,7 @@ def find_prefix(requested):
         "No RISC-V cross compiler found: searched PATH for %s%s. Install CORE-V GCC "
         "(riscv32-corev-elf-) and put its bin directory on PATH, or build it with "
         "`./setup.sh --corev-gcc`; or on Debian run `./setup.sh` (it installs "
-        "gcc-riscv64-unknown-elf with picolibc); or name another prefix with toolchain=PREFIX."
+        "gcc-riscv64-unknown-elf with picolibc); or name another prefix with $TOOLCHAIN=PREFIX."
         % (" and ".join("'%sgcc'" % p for p in candidates),
            " and the per-user cache" if COREV_PREFIX in candidates else ""))
 
@@ -110,7 +110,7 @@ def _check(prefix, isa):
     machine = facts.get("machine")
     if not machine or not machine.startswith("riscv"):
         raise BuildSetupError(
-            "toolchain=%s: %sgcc is not a RISC-V compiler (%s). Name the prefix of a RISC-V "
+            "$TOOLCHAIN=%s: %sgcc is not a RISC-V compiler (%s). Name the prefix of a RISC-V "
             "bare-metal toolchain, e.g. riscv32-corev-elf- or riscv64-unknown-elf-."
             % (prefix, prefix, "it targets %s" % machine if machine else
                "it does not run: %s" % (facts.get("error") or "unknown error")))
@@ -118,9 +118,9 @@ def _check(prefix, isa):
     isa_facts = facts["isas"][isa]
     if not compiler_facts.multilib_matches(isa_facts["multilib"], mabi, facts["default_abi"]):
         raise BuildSetupError(
-            "toolchain=%s has no libraries for isa=%s (-march=%s -mabi=%s): it would link "
+            "$TOOLCHAIN=%s has no libraries for $ISA=%s (-march=%s -mabi=%s): it would link "
             "%s libraries of another ABI. Use a toolchain built with that multilib (CORE-V "
-            "GCC: rv32imc/ilp32 and rv32imfc/ilp32f), or another isa=."
+            "GCC: rv32imc/ilp32 and rv32imfc/ilp32f), or another $ISA."
             % (prefix, isa, march, mabi, isa_facts["multilib"] or "no"))
     return facts
 
@@ -187,7 +187,7 @@ def configure(env):
         _use_built_libstdcxx(env, prefix, facts)
     elif not facts["isas"][env["ISA"]]["libstdcxx"]:
         raise BuildSetupError(
-            "toolchain=%s has no C++ library (libstdc++.a) for isa=%s: ExecuTorch is C++ and "
+            "$TOOLCHAIN=%s has no C++ library (libstdc++.a) for $ISA=%s: ExecuTorch is C++ and "
             "needs one. Use a toolchain built with C++ (CORE-V GCC is; `./setup.sh "
             "--corev-gcc` builds one)." % (prefix, env["ISA"]))
     else:
@@ -203,7 +203,7 @@ def _cxx11_math(env, prefix, answer):
         env.Append(CXXFLAGS=["-include", env.File(compiler_facts.CMATH_COMPAT_HEADER)])
     elif answer != "yes":
         raise BuildSetupError(
-            "toolchain=%s: its C++ library's <cmath> lacks the C++11 functions ExecuTorch "
+            "$TOOLCHAIN=%s: its C++ library's <cmath> lacks the C++11 functions ExecuTorch "
             "uses (std::lgamma(float), std::trunc, std::nextafter, ...: libstdc++ built on "
             "newlib for RV32 without _GLIBCXX_USE_C99_MATH_TR1), and the compatibility "
             "header pal/toolchain_compat/cmath_cxx11.h cannot supply them (%s). Use a "
