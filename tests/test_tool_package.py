@@ -120,6 +120,14 @@ def test_own_project_builds_with_the_installed_package(et_root, tmp_path):
     assert 0x80000000 <= sections[".text"].vma < 0x80200000
     assert 0x80400000 <= sections[".data"].vma < 0x80500000
     assert 0x80000000 <= sections[".data"].lma < 0x80200000
+    # scons -c removes what it built, the emptied directories too (the tools do it, not
+    # only our SConstruct).
+    clean = subprocess.run([str(venv / "bin" / "scons"), "-Q", "-c"], cwd=project, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=600)
+    assert clean.returncode == 0, clean.stdout[-3000:]
+    left = [p for p in (project / "build").rglob("*")] if (project / "build").exists() else []
+    assert left == [], left[:10]
 
 
 # ---------------------------------------------------------------- plug-ins: boards, kernels

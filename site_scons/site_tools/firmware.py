@@ -13,12 +13,15 @@ firmwares of a model set share them). An image that does not fit the board fails
 link, and its ELF and map are removed. Loads the board and toolchain tools it needs.
 """
 
+import atexit
 import os
+
+import SCons.Script
 
 from etcorev import boards
 from etcorev.scons.tools import require_tools
 from etcorev.artifacts import Firmware as FirmwareArtifact
-from etcorev.scons import builddir
+from etcorev.scons import builddir, clean
 from etcorev.scons.shared import SharedNodes, made_once
 from etcorev.image.output_formats import FORMATS
 
@@ -32,6 +35,9 @@ def UseVariantDir(env, variant_dir, top=None):
     names from a seed of ours, not a random one."""
     top = top or env.Dir("#").abspath
     variant_dir = os.path.abspath(variant_dir)
+    if SCons.Script.GetOption("clean"):
+        # SCons removes the files it made and keeps their directories.
+        atexit.register(clean.remove_empty_directories, variant_dir)
     env["VARIANT_DIR"] = ("#" + os.path.relpath(variant_dir, top)
                           if variant_dir.startswith(top + os.sep) else variant_dir)
     build_dir = os.path.dirname(variant_dir)

@@ -12,8 +12,9 @@ it is printed, so it shows in logs and pipes as well as on a terminal, and the l
 parallel jobs rise in order. Other tools give their actions messages with
 etcorev.scons.quiet_messages.set_message().
 
-Paths in messages are short: relative to the top directory, the build directory or
-the ExecuTorch tree's parent (`executorch/runtime/...`), when under one of them."""
+Paths in messages are short: relative to the top directory, the build directory, the
+ExecuTorch tree's parent (`executorch/runtime/...`) or, for an installed package, the
+directory of its sources (`pal/corev_pal.cpp`), when under one of them."""
 
 import copy
 import os
@@ -22,12 +23,12 @@ import threading
 
 import SCons.Action
 import SCons.Node
-import SCons.Node.Alias
 import SCons.Node.FS
 import SCons.Script
 import SCons.Util
 
 from etcorev.scons.tools import add_progress, require_tools
+from etcorev import locations
 from etcorev.scons import scons_internals
 
 MESSAGES = {
@@ -73,16 +74,14 @@ class BuildProgress:
             if isinstance(target, SCons.Node.Node):
                 yield target
             else:
-                yield SCons.Node.Alias.default_ans.lookup(target) or fs.Entry(target)
+                yield scons_internals.alias_node(target) or fs.Entry(target)
 
     @staticmethod
     def _children(node):
         """Direct attributes, not children(): that would scan a node before SCons does.
         Libraries given to a link through $LIBS become children only when SCons scans
         it, so they are taken from the link's environment."""
-        yield from node.sources or ()
-        yield from node.depends or ()
-        yield from node.implicit or ()
+        yield from scons_internals.direct_children(node)
         if node.has_builder():
             libs = node.get_build_env().get("LIBS", [])
             yield from (lib for lib in SCons.Util.flatten(libs) if isinstance(lib, SCons.Node.Node))
@@ -122,6 +121,9 @@ def _short_path(env, node):
         bases.append(os.path.normpath(os.path.join(top, env["BUILD_DIR"])))
     if env.get("ET_ROOT"):
         bases.append(os.path.dirname(env["ET_ROOT"]))
+    # The build's own sources (the PAL, kernels, runner) where an installed package keeps
+    # them: pal/corev_pal.cpp, as in a checkout, not the site-packages path.
+    bases.append(locations.source_dir())
     for base in bases:
         if path.startswith(base + os.sep):
             return os.path.relpath(path, base)
@@ -158,6 +160,9 @@ def generate(env):
     progress = BuildProgress()
     env["PRINT_CMD_LINE_FUNC"] = progress.print_line
     for name, message in MESSAGES.items():
+        env[name] = message
+    # Those other tools asked for before this one was loaded (quiet_messages).
+    for name, message in env.get("QUIET_MESSAGES", {}).items():
         env[name] = message
     require_tools(env, "textfile")
     _quiet_textfile(env)

@@ -5,9 +5,7 @@ import os
 import re
 import tempfile
 
-import SCons.CacheDir
 import SCons.Script
-import SCons.Util
 
 from etcorev.scons import builddir, scons_internals
 from etcorev.errors import BuildSetupError
@@ -19,7 +17,7 @@ VARIANT_PLACEHOLDER = b"@COREV_ET_VARIANT@"
 EXECUTORCH_PLACEHOLDER = b"@COREV_ET_EXECUTORCH@"
 
 
-class BuildDirCache(SCons.CacheDir.CacheDir):
+class BuildDirCache(scons_internals.CacheDir):
     """SCons keys a cached file by its inputs, its action and its path from the top
     directory, so build_dir=out/a and build_dir=out/b, or two checkouts with an absolute
     build_dir, never share, and neither do two variants whose commands differ only in
@@ -54,21 +52,19 @@ class BuildDirCache(SCons.CacheDir.CacheDir):
         sig = self.signatures.get(node)
         if sig is None:
             path = node.get_abspath()
-            executor = node.get_executor()
-            if path.startswith(self.build_dir + os.sep) and executor is not None:
+            contents = (scons_internals.node_action_contents(node)
+                        if path.startswith(self.build_dir + os.sep) else None)
+            if contents is not None:
                 variant, _, path = os.path.relpath(path, self.build_dir).partition(os.sep)
-                contents = executor.get_contents()
                 for form in builddir.spellings(os.path.join(self.build_dir, variant), self.top):
                     contents = contents.replace(form.encode(), VARIANT_PLACEHOLDER)
                 for pattern, placeholder in self.places:
                     contents = pattern.sub(placeholder, contents)
-                action = SCons.Util.hash_signature(contents)
+                action = scons_internals.hash_signature(contents)
             else:
-                path = node.get_internal_path()
-                action = node.get_contents_sig()
-            sigs = [child.get_cachedir_csig() for child in node.children()]
-            sigs += [action, path]
-            sig = self.signatures[node] = SCons.Util.hash_collect(sigs)
+                path, action = scons_internals.node_own_key(node)
+            sigs = scons_internals.node_children_signatures(node) + [action, path]
+            sig = self.signatures[node] = scons_internals.hash_collect(sigs)
         cachedir = os.path.join(self.path,
                                 sig[:scons_internals.cache_key_prefix(self)].upper())
         return cachedir, os.path.join(cachedir, sig)

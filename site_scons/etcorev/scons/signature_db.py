@@ -8,10 +8,9 @@ itself is done by then; what is lost is the record of it, so the next build comp
 again what this one compiled.
 """
 
-import os
 import sys
 
-import SCons.dblite
+from etcorev.scons import scons_internals
 
 _reported = []
 
@@ -32,10 +31,8 @@ class SignatureDB:
         try:
             self._db.sync()
         except OSError as error:
-            self._db._needs_sync = False      # dblite's __del__ would try (and fail) again
-            tmp = getattr(self._db, "_tmp_name", None)
-            if tmp and os.path.exists(tmp):
-                os.remove(tmp)
+            # dblite's __del__ would try (and fail) again; its temporary file goes.
+            scons_internals.dblite_drop_pending(self._db)
             if not _reported:
                 _reported.append(error)
                 sys.stderr.write(
@@ -47,7 +44,7 @@ class SignatureDB:
 
     def close(self):
         # dblite's close() syncs once more: do it here, reported as above.
-        if getattr(self._db, "_needs_sync", False):
+        if scons_internals.dblite_pending(self._db):
             self.sync()
 
     def __getattr__(self, name):
@@ -75,4 +72,4 @@ def failed():
 
 
 def open(file, flag="r", mode=0o666):      # noqa: A001 (the dbm module interface)
-    return SignatureDB(SCons.dblite.open(file, flag, mode), file + SCons.dblite.DBLITE_SUFFIX)
+    return SignatureDB(*scons_internals.dblite_open(file, flag, mode))
