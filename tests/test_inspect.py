@@ -106,7 +106,7 @@ def test_library_groups_from_paths(path, group):
 
 def test_not_an_elf_is_one_line_from_the_command_line(tmp_path):
     (tmp_path / "fw.elf").write_text("not an ELF\n")
-    result = subprocess.run([sys.executable, "-m", "etcorev.image.footprint", str(tmp_path / "fw.elf")],
+    result = subprocess.run([sys.executable, "-m", "etcorev.image.footprint_report", str(tmp_path / "fw.elf")],
                             capture_output=True, text=True,
                             env=dict(os.environ, PYTHONPATH=str(REPO / "site_scons")))
     assert result.returncode == 2

@@ -27,7 +27,7 @@ import SCons.Builder
 import SCons.Errors
 
 from etcorev.scons import quiet_messages
-from etcorev.image import footprint, footprint_report, ldmap, lto_objects
+from etcorev.image import MODEL_SECTION, footprint, footprint_report, ldmap, lto_objects
 
 # The inspector: a new one makes new tables.
 INSPECTOR_MODULES = (footprint, footprint_report, ldmap, lto_objects)
@@ -37,10 +37,10 @@ def _demangler(env):
     return footprint_report.demangler(env.get("TOOLCHAIN_PREFIX", ""))
 
 
-def _inspect(node, elf, map_file=None, option=None):
+def _inspect(env, node, elf, map_file=None, option=None):
     """option: the option that named elf, to say what to change when it is no good."""
     try:
-        return footprint.inspect(elf, map_file)
+        return footprint.inspect(elf, map_file, env.get("MODEL_SECTION", MODEL_SECTION))
     except footprint.FootprintError as e:
         # A BuildError prints its message on one line, without a traceback.
         raise SCons.Errors.BuildError(
@@ -48,7 +48,7 @@ def _inspect(node, elf, map_file=None, option=None):
 
 
 def _write_report(target, source, env):
-    fp = _inspect(target[0], str(source[0]), str(source[1]))
+    fp = _inspect(env, target[0], str(source[0]), str(source[1]))
     with open(str(target[0]), "w", encoding="utf-8", newline="\n") as f:
         f.write(footprint_report.format_report(fp, int(env["INSPECT_TOP"]), _demangler(env)) + "\n")
     footprint_report.write_treemap(fp, str(target[1]))
@@ -71,11 +71,11 @@ def _print_inspection(target, source, env):
     """The alias's action: the tables, then the growth from inspect_against."""
     other = env.get("INSPECT_AGAINST")      # an absolute path (SConstruct)
     if other:                      # a bad file fails before anything is printed
-        old = _inspect(target[0], other, option="inspect_against")
+        old = _inspect(env, target[0], other, option="inspect_against")
     with open(str(source[0]), encoding="utf-8") as f:
         said = [f.read().rstrip("\n"), "Picture: %s" % source[1]]
     if other:
-        new = _inspect(target[0], str(source[2]), str(source[3]))
+        new = _inspect(env, target[0], str(source[2]), str(source[3]))
         said += ["", footprint_report.format_growth(new, old)]
     sys.stdout.write("\n".join(said) + "\n")   # one write: other jobs may print meanwhile
     return 0

@@ -23,6 +23,7 @@ from SCons.Builder import Builder
 
 from etcorev import boards
 from etcorev.scons.tools import require_tools
+from etcorev import image
 from etcorev.image import elfout
 
 XXD_BYTES_PER_LINE = 12
@@ -189,7 +190,7 @@ def EmbedModel(env, target_base, pte, method="incbin"):
 
 def generate(env):
     require_tools(env, "riscv_toolchain", "board", "textfile")
-    env.SetDefault(MODEL_ALIGN=16, MODEL_SECTION=".rodata.model")
+    env.SetDefault(MODEL_ALIGN=16, MODEL_SECTION=image.MODEL_SECTION)
     env["BUILDERS"]["ModelXxd"] = Builder(action=Action(_write_xxd, "$GENCOMSTR"))
     env.AddMethod(EmbedModel)
     env.AddMethod(ModelImage)

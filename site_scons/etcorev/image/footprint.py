@@ -104,7 +104,7 @@ from typing import Dict, List, NamedTuple, Sequence, Tuple
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
-from etcorev.image import elfout
+from etcorev.image import MODEL_SECTION, elfout
 from etcorev.image.ldmap import MapFileError, parse_map, split_member
 from etcorev.image.lto_objects import LtoIndex, base_name
 
@@ -139,7 +139,6 @@ LTO_UNATTRIBUTED = "LTO, not attributed"
 PADDING = "padding/alignment"
 LINKER = "linker-generated"
 
-MODEL_SECTION = ".rodata.model"
 MODEL_SYMBOL = "model_pte"
 
 
@@ -307,8 +306,10 @@ def _read_elf(path: str):
     return sections, symbols, data
 
 
-def inspect(elf_path, map_path=None) -> Footprint:
-    """The footprint of ``elf_path`` (its map: ``map_path``, else beside it as .map).
+def inspect(elf_path, map_path=None, model_section=MODEL_SECTION) -> Footprint:
+    """The footprint of ``elf_path`` (its map: ``map_path``, else beside it as .map);
+    the input sections named ``model_section`` (the model_embed tool's $MODEL_SECTION)
+    are the model.
 
     Raises :class:`FootprintError` with a one-line message when a file is missing or
     not what it should be.
@@ -330,7 +331,7 @@ def inspect(elf_path, map_path=None) -> Footprint:
     lto = any(_is_ltrans(e.path) for entries in linkmap.sections.values() for e in entries)
     splitter = _LtransSplitter(
         symbols, data, LtoIndex.from_link_order(linkmap.link_order) if lto else LtoIndex([]),
-        linkmap, os.path.dirname(os.path.dirname(os.path.abspath(elf_path))))
+        linkmap, os.path.dirname(os.path.dirname(os.path.abspath(elf_path))), model_section)
     pieces: List[Piece] = []
     for s in sections:
         if s.alloc and s.size:
@@ -350,7 +351,7 @@ class _LtransSplitter:
     """Turns each output section into pieces: input sections from the map, padding
     and reserved room between them, and LTRANS sections split by symbol."""
 
-    def __init__(self, symbols, data, index, linkmap, base):
+    def __init__(self, symbols, data, index, linkmap, base, model_section):
         self.data, self.index, self.linkmap, self.base = data, index, linkmap, base
         self.by_section: Dict[str, List[tuple]] = defaultdict(list)
         functions = []
@@ -367,7 +368,8 @@ class _LtransSplitter:
         self.function_starts = [f[0] for f in functions]
         self.model_objects = {e.path for entries in linkmap.sections.values()
                               for e in entries
-                              if e.name == MODEL_SECTION or e.name.startswith(MODEL_SECTION + ".")}
+                              if e.name == model_section
+                              or e.name.startswith(model_section + ".")}
 
     def group_of(self, path: str) -> str:
         return MODEL if path in self.model_objects else classify(path)
@@ -557,8 +559,3 @@ def _check_totals(fp: Footprint) -> None:
                                  "inspector): %s %d bytes, size says %d"
                                  % (fp.elf, column, sum(sums[k] for k in kinds),
                                     fp.size[column]))
-
-
-if __name__ == "__main__":   # python -m etcorev.image.footprint ELF: the command line is the report's
-    from etcorev.image.footprint_report import main
-    raise SystemExit(main())

@@ -19,6 +19,7 @@ import sys
 from collections import defaultdict
 from typing import Dict, Iterable, List, Sequence, Tuple
 
+from etcorev.image import MODEL_SECTION
 from etcorev.image.footprint import (
     KINDS, LINKER, LTO_UNATTRIBUTED, OTHER, PADDING, Footprint, FootprintError, inspect)
 from etcorev.image.ldmap import split_member
@@ -347,8 +348,8 @@ def write_treemap(fp: Footprint, path) -> None:
 
 
 # --------------------------------------------------------------------------
-# Command line: PYTHONPATH=site_scons python -m etcorev.image.footprint ELF [--against OTHER]
-# (or -m etcorev.image.footprint_report)
+# Command line: PYTHONPATH=site_scons python -m etcorev.image.footprint_report ELF
+# [--against OTHER] [--html OUT]
 # --------------------------------------------------------------------------
 
 
@@ -361,15 +362,17 @@ def main(argv=None) -> int:
                         help="print the growth per library from this build (its .map beside it)")
     parser.add_argument("--html", help="write the treemap picture here")
     parser.add_argument("--top", type=int, default=10)
+    parser.add_argument("--model-section", default=MODEL_SECTION,
+                        help="the input section the model is in (default: %(default)s)")
     parser.add_argument("--toolchain", default="riscv64-unknown-elf-",
                         help="prefix of the c++filt used to demangle")
     args = parser.parse_args(argv)
     try:
-        fp = inspect(args.elf, args.map)
+        fp = inspect(args.elf, args.map, args.model_section)
         print(format_report(fp, args.top, demangler(args.toolchain)))
         if args.against:
             print()
-            print(format_growth(fp, inspect(args.against)))
+            print(format_growth(fp, inspect(args.against, model_section=args.model_section)))
         if args.html:
             write_treemap(fp, args.html)
     except FootprintError as e:
