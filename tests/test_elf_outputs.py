@@ -573,7 +573,10 @@ SCONSTRUCT = textwrap.dedent(
     """
     import ast
     regions = ast.literal_eval(ARGUMENTS["regions"])
-    env = Environment(tools=["elf_outputs"], MEMORY_REGIONS=regions)
+    # The quiet tool's one-line messages only when the SConstruct loads it (after the
+    # other tools, as here, or before them).
+    tools = ["elf_outputs", "quiet"] if ARGUMENTS.get("quiet") else ["elf_outputs"]
+    env = Environment(tools=tools, MEMORY_REGIONS=regions)
     env.VerilogHex("fw.elf")
     env.IntelHex("fw.elf")
     env.RawBinary("fw.elf")
@@ -594,7 +597,15 @@ def test_scons_tool_builds_outputs(elfs, tmp_path):
     (tmp_path / "SConstruct").write_text(SCONSTRUCT)
     fits = "regions=[{'name':'rom','origin':0x80,'length':0x3000}," \
            "{'name':'ram','origin':0x20000,'length':0x2000}]"
-    r = _scons(tmp_path, fits)
+    plain = tmp_path / "plain"            # without the quiet tool: no one-line messages
+    plain.mkdir()
+    shutil.copy(elfs["lma"], plain / "fw.elf")
+    (plain / "SConstruct").write_text(SCONSTRUCT)
+    r = _scons(plain, fits)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Writing fw.hex" not in r.stdout and (plain / "fw.hex").is_file(), r.stdout
+
+    r = _scons(tmp_path, fits, "quiet=1")
     assert r.returncode == 0, r.stdout + r.stderr
     for line in ("Writing fw.hex", "Writing fw.ihex", "Writing fw.bin",
                  "Checking size of fw.elf"):
@@ -607,14 +618,14 @@ def test_scons_tool_builds_outputs(elfs, tmp_path):
     assert report.startswith("ROM:   [") and "\nRAM:   [" in report
     assert report.splitlines()[0] in r.stdout
 
-    r = _scons(tmp_path, fits)
+    r = _scons(tmp_path, fits, "quiet=1")
     assert r.returncode == 0 and "up to date" in r.stdout, r.stdout + r.stderr
 
     # A new region list is a new action signature: only the report rebuilds. (Whether
     # an image fits is the post-link check's job: tests/test_pipeline.py.)
     tiny = "regions=[{'name':'rom','origin':0x80,'length':0x3000}," \
            "{'name':'ram','origin':0x20000,'length':0x100}]"
-    r = _scons(tmp_path, tiny)
+    r = _scons(tmp_path, tiny, "quiet=1")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Checking size of fw.elf" in r.stdout and "Writing fw.hex" not in r.stdout
     assert (tmp_path / "fw.size.txt").read_text() != report
