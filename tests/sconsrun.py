@@ -52,6 +52,22 @@ def scons(*args, build_dir, cwd=REPO, timeout=1800, env=None, cache=True):
                           stderr=subprocess.STDOUT, text=True, timeout=timeout, env=env)
 
 
+def assert_refused(result, *phrases, build_dir=None):
+    """Non-zero exit, one `scons: ***` line holding every phrase, no traceback, nothing
+    compiled (refused while reading the build description); with build_dir, no object
+    file in it either."""
+    out = result.stdout
+    assert result.returncode != 0, out
+    assert "Traceback" not in out and 'File "' not in out, out
+    errors = [line for line in out.splitlines() if line.startswith("scons: ***")]
+    assert len(errors) == 1, out
+    for phrase in phrases:
+        assert phrase in errors[0], (phrase, out)
+    assert "Compiling" not in out, out
+    if build_dir is not None:
+        assert not list(Path(build_dir).rglob("*.o")), out
+
+
 def variant(build_dir, prefix):
     """The one variant directory of build_dir whose name starts with prefix (the
     toolchain's part of the name comes after board, build type, log level and ISA)."""
