@@ -101,12 +101,12 @@ def BoardStartup(env, build_dir):
     ($TOOLCHAIN_LIBC: picolibc or newlib) needs of the system."""
     env.RiscvToolchain()
     board = boards.of(env)
-    if env["ISA"].endswith("_xcv") and not getattr(board, "COREV_EXTENSIONS", True):
+    if env["ISA"].endswith("_xcv") and not board.COREV_EXTENSIONS:
         raise BuildSetupError(
             "$ISA=%s uses the CV32E40P's CORE-V extensions, which $BOARD=%s cannot run (%s "
             "has none of them): use $BOARD=cv32e40p with a testbench built with them "
             "(COREV_PULP), or $ISA=%s." % (env["ISA"], board.NAME,
-                                         getattr(board, "SIMULATOR", board.NAME),
+                                         board.SIMULATOR,
                                          env["ISA"][:-len("_xcv")]))
     # No LTO here: libc refers to stdout, getpid and kill only after LTO has decided
     # what is used, so LTO would drop their definitions.

@@ -57,7 +57,7 @@ def _run_one(firmware, env):
         try:
             finished = simulator.run(argv, workdir, env["RUN_TIMEOUT"])
         except OSError as error:           # not there, not executable, not a program
-            _, variable = getattr(board, "RUNNER_OPTION", (None, None))
+            _, variable = board.RUNNER_OPTION or (None, None)
             raise SCons.Errors.UserError(spoken(env, "Cannot start %s: %s." % (
                 "$%s=%s" % (variable, env[variable]) if variable else argv[0],
                 error.strerror)))
@@ -169,7 +169,7 @@ def _profile_table(firmware, text, env):
     board = boards.of(env)
     return "\nProfile of %s on %s\n%s\n" % (
         firmware.model.name, board.NAME,
-        profile.table(profile.parse(text), getattr(board, "COUNTER_UNIT", "cycles")))
+        profile.table(profile.parse(text), board.COUNTER_UNIT))
 
 
 def _row(firmware, status, text, check, problem):
