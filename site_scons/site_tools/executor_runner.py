@@ -225,6 +225,9 @@ def ExecutorRunner(env):
     """A firmware (etcorev.artifacts.Firmware) for every model of $MODEL; one that
     cannot be built, of a set, is a Firmware that says why (the others are built)."""
     kernel_dirs = [d.strip() for d in env["KERNEL_DIRS"].split(",") if d.strip()]
+    # The kernel libraries, checked before any model: a broken library.yaml is the
+    # build's error, not each model's of a set.
+    kernel_plan.directory_libraries(kernel_dirs, env["COREV_KERNELS"])
     runner = _Runner(env)
     regions = boards.regions_of(env)
     data = boards.region(regions, "data")
