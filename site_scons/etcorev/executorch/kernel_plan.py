@@ -452,11 +452,20 @@ def our_library_dirs():
 
 
 # Tree libraries that need more than the tree (their class, given the options and the
-# files our libraries stand in with).
+# directories of files the directory libraries stand in with, by dependency).
 TREE_LIBRARY_CLASSES = {"cortex_m": lambda index, lib, options, stand_ins: CortexMKernels(
     index, lib, options.get("cmsis_nn") or None,
-    sorted(glob.glob(os.path.join(stand_ins["cmsis_nn"], "*.c")))
-    if "cmsis_nn" in stand_ins else ())}
+    _stand_in_files(stand_ins.get("cmsis_nn", []), ".c"))}
+
+
+def _stand_in_files(directories, suffix):
+    """The files standing in for a dependency's, from its stand-in directories in search
+    order: of two with one name, the first library's (the user's before ours)."""
+    chosen = {}
+    for directory in directories:
+        for path in sorted(glob.glob(os.path.join(directory, "*" + suffix))):
+            chosen.setdefault(os.path.basename(path), path)
+    return sorted(chosen.values())
 
 
 def directory_libraries(kernel_dirs=(), corev=True):
@@ -534,16 +543,16 @@ def libraries(root, kernel_dirs=(), corev=True, **options):
     except ETSourceError as error:
         raise BuildSetupError(str(error))
     users, ours = directory_libraries(kernel_dirs, corev)
-    # Our libraries first (they stand in for files of the tree's), then the tree's.
+    # The directory libraries first (they stand in for files of the tree's), then the
+    # tree's; the user's are read as ours are.
     tree_libs = [lib for lib in TREE_LIBRARIES if lib.name in index["libraries"]]
     plain_tree = [TreeKernels(index, lib) for lib in tree_libs]
-    for library in ours:
+    stand_ins = {}
+    for library in users + ours:
         if library.declares_fallback:
             library.fallbacks = plain_tree
-    stand_ins = {}
-    for library in ours:
         for name, directory in library.stands_in_for.items():
-            stand_ins.setdefault(name, directory)
+            stand_ins.setdefault(name, []).append(directory)
     tree = [TREE_LIBRARY_CLASSES[lib.name](index, lib, options, stand_ins)
             if lib.name in TREE_LIBRARY_CLASSES else plain
             for lib, plain in zip(tree_libs, plain_tree)]
