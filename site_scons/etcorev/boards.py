@@ -22,6 +22,7 @@ from typing import Callable, Optional, Tuple
 
 from etcorev import load_module, locations
 from etcorev.errors import BuildSetupError
+from etcorev.scons import variables
 
 BOARDS_DIR = locations.source_dir("pal", "boards")
 
@@ -402,12 +403,12 @@ def check(name, model_placement):
 
 def of(env):
     """The board module of an environment's $BOARD."""
-    return load(env["BOARD"])
+    return load(variables.value(env, "BOARD"))
 
 
 def regions_of(env):
     """The memory regions of $BOARD for $MODEL_PLACEMENT, checked."""
-    return checked_regions(of(env), env.get("MODEL_PLACEMENT", "embedded"))
+    return checked_regions(of(env), variables.value(env, "MODEL_PLACEMENT", "embedded"))
 
 
 def region(regions, kind):

@@ -24,6 +24,7 @@ import os
 
 from etcorev import boards, locations
 from etcorev.scons import options as option_table  # (a tool module's `options` is SCons's hook)
+from etcorev.scons import variables
 from etcorev.scons.tools import require_tools
 from etcorev.errors import BuildSetupError
 
@@ -52,7 +53,7 @@ def _linker_script_lines(env):
               # The heap ends where the data region does.
               "__image_origin = 0x%08x;" % data.origin,
               "__image_length = 0x%08x;" % data.length,
-              "__stack_size = 0x%x;" % env["STACK_SIZE"]]
+              "__stack_size = 0x%x;" % variables.value(env, "STACK_SIZE")]
     for region in regions:
         if region.kind == "model":
             lines.append("__%s_origin = 0x%08x;" % (region.name, region.origin))

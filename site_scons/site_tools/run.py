@@ -27,7 +27,7 @@ from SCons.Action import Action
 
 from etcorev import boards
 from etcorev.scons import options as option_table  # (a tool module's `options` is SCons's hook)
-from etcorev.scons import scons_internals
+from etcorev.scons import scons_internals, variables
 from etcorev.scons.vocabulary import spoken
 from etcorev.image import memory_usage
 from etcorev.pte import model_io
@@ -211,6 +211,8 @@ def RunFirmwares(env, firmwares, requested=False):
     """The `run` alias for these firmwares (etcorev.artifacts.Firmware, built or not).
     requested: `run` is among the targets: from here on, a stop signal stops the
     simulator of a running program (this must be called from the main thread)."""
+    variables.check(env, "RUN_TIMEOUT", "RUN_MAX_CYCLES", "RUN_RTOL", "RUN_ATOL",
+                    "VERILATOR_MODEL", "PROFILE")
     if requested:
         simulator.watch_signals()
     if not _exit_registered:
