@@ -8,6 +8,7 @@ checked as they are read (etcorev.scons.cli), whose errors name the option: thes
 never fire there.
 """
 
+from collections import UserList
 from dataclasses import dataclass
 from typing import Callable, Tuple, Union
 
@@ -31,7 +32,8 @@ def _is_number(value):
 
 
 def _is_list(value):
-    return isinstance(value, (list, tuple))
+    # UserList: SCons's own lists (a ListVariable's value, CLVar) are ones.
+    return isinstance(value, (list, tuple, UserList))
 
 
 KINDS = {    # kind -> (test, what a value of it is)
