@@ -149,7 +149,7 @@ def test_a_bad_board_is_one_line(tmp_path, edits, options, phrases):
 KERNELS = {
     "functions.yaml": "- op: add.out\n  kernels:\n    - arg_meta: null\n"
                       "      kernel_name: mine::add_out\n",
-    "op_add.cpp": "// add.out of its own (never compiled here)\n",
+    "op_add.cpp": "// add.out of its own (never compiled here)\nvoid add_out() {}\n",
     "coverage.yaml": "aten::add.out: [Float]\n",
     "library.yaml": "name: mine\noperators: functions.yaml\ncoverage: coverage.yaml\n"
                     "fallback: true\nflags: [-O2]\nstands_in_for:\n  cmsis_nn: cmsis_nn\n",
