@@ -52,6 +52,33 @@ def scons(*args, build_dir, cwd=REPO, timeout=1800, env=None, cache=True):
                           stderr=subprocess.STDOUT, text=True, timeout=timeout, env=env)
 
 
+# What SCons adds to a UserError's line in a SConstruct of one's own: where it was raised.
+SCONS_LOCATION = re.compile(r'^File ".*", line \d+, in \S+$')
+
+
+def assert_refused(result, *phrases, build_dir=None, outside=False):
+    """Non-zero exit, one `scons: ***` line holding every phrase, no traceback, nothing
+    compiled (refused while reading the build description); with build_dir, no object
+    file in it either. outside: scons ran a SConstruct of one's own, where SCons follows
+    the line with its own `File "...", line N, in ...` (ours prints the line alone)."""
+    out = result.stdout
+    assert result.returncode != 0, out
+    lines = out.splitlines()
+    if outside:
+        lines = [line for number, line in enumerate(lines)
+                 if not (SCONS_LOCATION.match(line) and number
+                         and lines[number - 1].startswith("scons: ***"))]
+    rest = "\n".join(lines)
+    assert "Traceback" not in rest and 'File "' not in rest, out
+    errors = [line for line in out.splitlines() if line.startswith("scons: ***")]
+    assert len(errors) == 1, out
+    for phrase in phrases:
+        assert phrase in errors[0], (phrase, out)
+    assert "Compiling" not in out, out
+    if build_dir is not None:
+        assert not list(Path(build_dir).rglob("*.o")), out
+
+
 def variant(build_dir, prefix):
     """The one variant directory of build_dir whose name starts with prefix (the
     toolchain's part of the name comes after board, build type, log level and ISA)."""

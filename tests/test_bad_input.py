@@ -18,24 +18,12 @@ import pytest
 from etcorev import pte
 from etcorev.pte import program as pte_program
 from etcorev.pte import flatbuf
-from sconsrun import MODELS, REPO, TEST_CACHE, assert_progress_rises_to_100, scons
+from sconsrun import (MODELS, REPO, TEST_CACHE, assert_progress_rises_to_100, assert_refused,
+                      scons)
 
 ADD = REPO / "examples" / "models" / "add.pte"
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
                                 reason="qemu-system-riscv32 missing (./setup.sh installs it)")
-
-
-def assert_refused(result, *phrases, build_dir=None):
-    """Non-zero exit, one `scons: ***` line holding every phrase, no traceback, nothing
-    compiled (refused while reading the build description)."""
-    out = result.stdout
-    assert result.returncode != 0, out
-    assert "Traceback" not in out and 'File "' not in out, out
-    errors = [line for line in out.splitlines() if line.startswith("scons: ***")]
-    assert len(errors) == 1, out
-    for phrase in phrases:
-        assert phrase in errors[0], (phrase, out)
-    assert "Compiling" not in out, out
 
 
 def tensors(*specs):

@@ -213,3 +213,33 @@ def test_an_outside_sconstruct_gets_one_line_naming_the_variable(tmp_path, argum
     variable = "$ET_ROOT" if not arguments else "$MODEL"
     assert variable in line, line
     assert "executorch=" not in line and "model=" not in line, line
+
+
+def test_a_kernel_directory_given_with_kernels_has_what_its_library_yaml_declares(
+        et_root, tmp_path):
+    """kernels=DIR with a library.yaml is read as the libraries of kernels/ are: its
+    fallback brings the tree's source of its operators along, and its stands_in_for files
+    stand in for CMSIS-NN's (before ours of the same name; ours for the others). Both
+    were left out without a word."""
+    from etcorev.executorch import kernel_plan
+    mine = tmp_path / "mine"
+    (mine / "cmsis_nn").mkdir(parents=True)
+    (mine / "functions.yaml").write_text(
+        "- op: add.out\n  kernels:\n    - arg_meta: null\n      kernel_name: mine::add_out\n")
+    (mine / "op_add.cpp").write_text("void add_out() {}\n")
+    (mine / "library.yaml").write_text("name: mine\nfallback: true\n"
+                                       "stands_in_for:\n  cmsis_nn: cmsis_nn\n")
+    ours = REPO / "kernels" / "corev" / "cmsis_nn"
+    replaced, kept = sorted(p.name for p in ours.glob("*.c"))[:2]
+    (mine / "cmsis_nn" / replaced).write_text("/* mine */\n")
+    plan = kernel_plan.plan(str(et_root), {"aten::add.out": ["v1/6;0|6;0|6;0"]}, [str(mine)])
+    sources = next(k for k in plan.kernel_sets if k.name == "mine").op_sources
+    assert str(mine / "op_add.cpp") in sources
+    assert any(s.endswith("/kernels/portable/cpu/op_add.cpp") for s in sources), sources
+    searched, _ = kernel_plan.libraries(str(et_root), [str(mine)])
+    cortex_m = next((lib for lib in searched if lib.name == "cortex_m"), None)
+    if cortex_m is None:
+        pytest.skip("this ExecuTorch tree has no Cortex-M operators (backends/cortex_m)")
+    assert str(mine / "cmsis_nn" / replaced) in cortex_m.replacements
+    assert str(ours / replaced) not in cortex_m.replacements
+    assert str(ours / kept) in cortex_m.replacements

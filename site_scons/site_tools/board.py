@@ -24,6 +24,7 @@ import os
 
 from etcorev import boards, locations
 from etcorev.scons import options as option_table  # (a tool module's `options` is SCons's hook)
+from etcorev.scons import variables
 from etcorev.scons.tools import require_tools
 from etcorev.errors import BuildSetupError
 
@@ -52,7 +53,7 @@ def _linker_script_lines(env):
               # The heap ends where the data region does.
               "__image_origin = 0x%08x;" % data.origin,
               "__image_length = 0x%08x;" % data.length,
-              "__stack_size = 0x%x;" % env["STACK_SIZE"]]
+              "__stack_size = 0x%x;" % variables.value(env, "STACK_SIZE")]
     for region in regions:
         if region.kind == "model":
             lines.append("__%s_origin = 0x%08x;" % (region.name, region.origin))
@@ -101,12 +102,12 @@ def BoardStartup(env, build_dir):
     ($TOOLCHAIN_LIBC: picolibc or newlib) needs of the system."""
     env.RiscvToolchain()
     board = boards.of(env)
-    if env["ISA"].endswith("_xcv") and not getattr(board, "COREV_EXTENSIONS", True):
+    if env["ISA"].endswith("_xcv") and not board.COREV_EXTENSIONS:
         raise BuildSetupError(
             "$ISA=%s uses the CV32E40P's CORE-V extensions, which $BOARD=%s cannot run (%s "
             "has none of them): use $BOARD=cv32e40p with a testbench built with them "
             "(COREV_PULP), or $ISA=%s." % (env["ISA"], board.NAME,
-                                         getattr(board, "SIMULATOR", board.NAME),
+                                         board.SIMULATOR,
                                          env["ISA"][:-len("_xcv")]))
     # No LTO here: libc refers to stdout, getpid and kill only after LTO has decided
     # what is used, so LTO would drop their definitions.

@@ -156,7 +156,7 @@ def _debug(target, source, env):
                   "functions are not hit and there are no source lines; debug=1 builds a "
                   "debuggable image (or build_type=RelWithDebInfo).")
         print("%s gdb server on 127.0.0.1:%d (halted)"
-              % (getattr(board, "SIMULATOR", board.NAME), port))
+              % (board.SIMULATOR, port))
         process = _start_simulator(argv)
         reader = threading.Thread(target=_copy_output, args=(process.stdout, sys.stdout),
                                   daemon=True)
@@ -178,10 +178,8 @@ def _debug(target, source, env):
 def _check_request(env):
     """`scons debug` asked for: what makes it impossible, as one line, before building."""
     board = boards.of(env)
-    if not hasattr(board, "debug_command"):
-        raise BuildSetupError(getattr(board, "NO_DEBUG_MESSAGE",
-                                      "$BOARD=%s has no debugger support: use $BOARD=qemu."
-                                      % board.NAME))
+    if board.debug_command is None:
+        raise BuildSetupError(board.NO_DEBUG_MESSAGE)
     if env.get("DEBUG_COMMANDS") and not os.path.isfile(env["DEBUG_COMMANDS"]):
         raise BuildSetupError("$DEBUG_COMMANDS=%s: no such file." % env["DEBUG_COMMANDS"])
     if not shutil.which(GDB):

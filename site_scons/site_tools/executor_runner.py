@@ -49,6 +49,7 @@ from etcorev.executorch import cortex_m_forms, kernel_plan
 from etcorev.pte import model_io
 from etcorev.run import models, runner_config
 from etcorev.run.runner_config import profile_mode
+from etcorev.scons import variables
 from etcorev.scons.tools import require_tools
 from etcorev.scons.vocabulary import spoken
 
@@ -224,7 +225,16 @@ def _fail_for_the_unbuilt(env, firmwares):
 def ExecutorRunner(env):
     """A firmware (etcorev.artifacts.Firmware) for every model of $MODEL; one that
     cannot be built, of a set, is a Firmware that says why (the others are built)."""
+    # What it reads, checked first: in a SConstruct of one's own they may be of any type.
+    variables.check(env, "MODEL", "MODEL_INPUTS", "MODEL_EXPECTED", "OPS", "KERNEL_DIRS",
+                    "COREV_KERNELS", "CMSIS_NN_ROOT", "MODEL_PLACEMENT", "MODEL_EMBED",
+                    "CLOCK_HZ", "PROFILE", "INSTALL_DIR", "RUNNER_NUM_EXECUTIONS",
+                    "RUNNER_METHOD_POOL", "RUNNER_TEMP_POOL", "RUNNER_APP_SOURCES", "BOARD",
+                    "STACK_SIZE", "MODEL_ALIGN", "IMAGE_FORMATS", "ISA", "ET_ROOT")
     kernel_dirs = [d.strip() for d in env["KERNEL_DIRS"].split(",") if d.strip()]
+    # The kernel libraries, checked before any model: a broken library.yaml is the
+    # build's error, not each model's of a set.
+    kernel_plan.directory_libraries(kernel_dirs, env["COREV_KERNELS"])
     runner = _Runner(env)
     regions = boards.regions_of(env)
     data = boards.region(regions, "data")

@@ -50,7 +50,7 @@ from etcorev.scons.tools import require_tools
 from etcorev.artifacts import BundledProgramRuntime, KernelBuild
 from etcorev.artifacts import ExecuTorchRuntime as RuntimeLibraries
 from etcorev.scons.shared import made_once
-from etcorev.scons import builddir, usercache
+from etcorev.scons import builddir, usercache, variables
 from etcorev.executorch import et_index, flatcc
 from etcorev.errors import BuildSetupError
 from etcorev.executorch.et_tree import ETSourceError, check_tree
@@ -67,6 +67,7 @@ REGISTRY_SOURCE = "runtime/kernel/operator_registry.cpp"
 
 
 def _root(env):
+    variables.check(env, "ET_ROOT", "ET_LOG_LEVEL", "PROFILE", "CMSIS_NN_ROOT")
     root = env.get("ET_ROOT", "")
     if not root:
         raise BuildSetupError(

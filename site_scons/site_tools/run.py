@@ -27,7 +27,7 @@ from SCons.Action import Action
 
 from etcorev import boards
 from etcorev.scons import options as option_table  # (a tool module's `options` is SCons's hook)
-from etcorev.scons import scons_internals
+from etcorev.scons import scons_internals, variables
 from etcorev.scons.vocabulary import spoken
 from etcorev.image import memory_usage
 from etcorev.pte import model_io
@@ -57,7 +57,7 @@ def _run_one(firmware, env):
         try:
             finished = simulator.run(argv, workdir, env["RUN_TIMEOUT"])
         except OSError as error:           # not there, not executable, not a program
-            _, variable = getattr(board, "RUNNER_OPTION", (None, None))
+            _, variable = board.RUNNER_OPTION or (None, None)
             raise SCons.Errors.UserError(spoken(env, "Cannot start %s: %s." % (
                 "$%s=%s" % (variable, env[variable]) if variable else argv[0],
                 error.strerror)))
@@ -169,7 +169,7 @@ def _profile_table(firmware, text, env):
     board = boards.of(env)
     return "\nProfile of %s on %s\n%s\n" % (
         firmware.model.name, board.NAME,
-        profile.table(profile.parse(text), getattr(board, "COUNTER_UNIT", "cycles")))
+        profile.table(profile.parse(text), board.COUNTER_UNIT))
 
 
 def _row(firmware, status, text, check, problem):
@@ -211,6 +211,8 @@ def RunFirmwares(env, firmwares, requested=False):
     """The `run` alias for these firmwares (etcorev.artifacts.Firmware, built or not).
     requested: `run` is among the targets: from here on, a stop signal stops the
     simulator of a running program (this must be called from the main thread)."""
+    variables.check(env, "RUN_TIMEOUT", "RUN_MAX_CYCLES", "RUN_RTOL", "RUN_ATOL",
+                    "VERILATOR_MODEL", "PROFILE")
     if requested:
         simulator.watch_signals()
     if not _exit_registered:

@@ -17,8 +17,10 @@ stand in for a dependency's. Each library that provides an operator gets its own
 run and registration, as ExecuTorch's CMake builds portable_ops_lib and quantized_ops_lib.
 """
 
+import difflib
 import glob
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple, Union
 
@@ -28,7 +30,7 @@ from etcorev.errors import BuildSetupError
 from etcorev.executorch.et_tree import ETSourceError
 from etcorev.executorch.kernel_sources import (CUSTOM_OPS_YAML_FLAG, FUNCTIONS_YAML_FLAG, TREE_LIBRARIES,
                                     defines_function, entry_op_name, helper_sources,
-                                    normalize_op, read_yaml, unknown_ops_message)
+                                    normalize_op, unknown_ops_message, yaml_problem)
 
 
 Selection = Union[Dict[str, List[str]], str]      # op -> kernel keys, or "all"
@@ -95,13 +97,26 @@ def _yaml_flag(entries, path):
     return FUNCTIONS_YAML_FLAG if "functions" in kinds else CUSTOM_OPS_YAML_FLAG
 
 
-def _read_kernel_yaml(path):
-    """(entries, codegen flag) of a yaml of ours or the user's."""
+def _load_yaml(path, what):
+    """The content of a yaml file of a kernel library (what: "The kernel yaml", ...);
+    one that cannot be read or is not YAML is one line naming it."""
+    import yaml
     try:
         with open(path) as f:
-            entries = read_yaml(f.read(), path)
-    except (OSError, ETSourceError) as error:
-        raise BuildSetupError("Cannot read kernel yaml '%s': %s" % (path, error))
+            text = f.read()
+    except OSError as error:
+        raise BuildSetupError("Cannot read %s %s: %s." % (what[0].lower() + what[1:], path,
+                                                         error.strerror))
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as error:
+        raise BuildSetupError("%s %s is not YAML: %s. Fix it." % (what, path,
+                                                                 yaml_problem(error)))
+
+
+def _read_kernel_yaml(path):
+    """(entries, codegen flag) of a yaml of ours or the user's."""
+    entries = _load_yaml(path, "The kernel yaml") or []
     if not isinstance(entries, list):
         raise BuildSetupError("Kernel yaml '%s' must be a list of operator entries." % path)
     return entries, _yaml_flag(entries, path)
@@ -223,29 +238,63 @@ class CortexMKernels(TreeKernels):
         return op_sources, helpers, source_ops
 
 
+# What a library.yaml may declare, written once: key -> (the type of its value, what it
+# is). A library.yaml with another key, or a value of another type, is refused in one line
+# naming the file and the key. kernels/corev/library.yaml declares them all.
+LIBRARY_KEYS = {
+    "name": (str, "the library's name (default: the directory's); it names its build "
+                  "directories, and no other library may have it"),
+    "operators": (str, "the yaml of its operators, a file of the directory (default: its "
+                       "one .yaml)"),
+    "coverage": (str, "a yaml file of the directory: each operator with the dtypes it "
+                      "takes ([Float]); others go on to the next library (default: every "
+                      "dtype of every operator)"),
+    "fallback": (bool, "true: the tree's source of each operator it takes comes along "
+                       "(its kernels call it for the cases they leave)"),
+    "flags": (list, "compile flags of its sources ([-O2])"),
+    "stands_in_for": (dict, "a dependency (DEPENDENCIES) -> a directory of the library "
+                            "whose files stand in for the dependency's of the same name"),
+}
+TYPE_WORDS = {str: "text", bool: "true or false", list: "a list", dict: "a mapping"}
+# Dependencies outside the tree whose files a library may stand in for (stands_in_for:).
+DEPENDENCIES = {"cmsis_nn": "CMSIS-NN, which ExecuTorch's Cortex-M operators call"}
+# A declared name: it becomes part of directory and library file names.
+LIBRARY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
+
+
+def _kind_of(value):
+    return "%r (%s %s)" % (value, "an" if type(value).__name__[0] in "aeiou" else "a",
+                           type(value).__name__)
+
+
 class DirectoryKernels:
     """A kernel library in a directory: C++ sources and the yaml of the operators they
     implement (functions.yaml or custom_ops.yaml format), the user's (kernels=DIR) or
-    ours (kernels/*/). A library.yaml beside them may declare:
+    ours (kernels/*/). A library.yaml beside them may declare the keys of LIBRARY_KEYS,
+    for example (kernels/corev/library.yaml):
 
-        name: corev               # default: the directory's name
-        operators: functions.yaml # default: the directory's one .yaml
-        coverage: coverage.yaml   # op -> the dtypes it takes; others go on to the next
-                                  # library (default: every dtype of every operator)
-        fallback: true            # the tree's source of each operator it takes comes
-                                  # along (its kernels call it for the cases they leave)
-        flags: [-O2]              # compile flags of its sources
-        stands_in_for:            # files standing in for a dependency's of the same
-          cmsis_nn: cmsis_nn      # name (here: CMSIS-NN's, from the directory cmsis_nn/)
+        name: corev
+        operators: functions.yaml
+        coverage: coverage.yaml
+        fallback: true
+        flags: [-O2]
+        stands_in_for:
+          cmsis_nn: cmsis_nn
+
+    Everything it declares is checked as the library is read: the keys and the types of
+    their values, the files and directories they name, the coverage's dtypes.
+    fallbacks: the tree's libraries, for a library that declares fallback.
     """
     kind = "directory"
 
     def __init__(self, directory, fallbacks=()):
         self.directory = os.path.abspath(directory)
+        self.declaration = os.path.join(self.directory, "library.yaml")
         declared = self._declaration()
-        self.name = str(declared.get("name") or os.path.basename(os.path.normpath(directory)))
+        self.declared_name = declared.get("name")
+        self.name = self.declared_name or os.path.basename(os.path.normpath(directory))
         if declared.get("operators"):
-            yamls = [os.path.join(self.directory, declared["operators"])]
+            yamls = [self._named_file(declared, "operators")]
         else:
             yamls = [p for p in sorted(glob.glob(os.path.join(self.directory, "*.yaml")))
                      if os.path.basename(p) != "library.yaml"]
@@ -269,32 +318,94 @@ class DirectoryKernels:
                 "Kernel directory '%s' has no C++ sources (*.cpp) implementing the kernels "
                 "of its yaml." % self.directory)
         self.include_dirs = [self.directory]
-        self.flags = [str(flag) for flag in declared.get("flags") or []]
-        self.dtypes = self._coverage(declared.get("coverage"))
-        self.fallbacks = list(fallbacks) if declared.get("fallback") else []
-        self.stands_in_for = {str(name): os.path.join(self.directory, str(sub))
-                              for name, sub in (declared.get("stands_in_for") or {}).items()}
+        self.flags = list(declared.get("flags") or [])
+        self.dtypes = self._coverage(declared)
+        self.declares_fallback = bool(declared.get("fallback"))
+        self.fallbacks = list(fallbacks) if self.declares_fallback else []
+        self.stands_in_for = self._stand_ins(declared)
+
+    def _refuse(self, what):
+        raise BuildSetupError("The kernel library file %s %s." % (self.declaration, what))
 
     def _declaration(self):
-        path = os.path.join(self.directory, "library.yaml")
-        if not os.path.isfile(path):
+        """library.yaml's mapping ({} without one), its keys and their types checked."""
+        if not os.path.isfile(self.declaration):
             return {}
-        with open(path) as f:
-            declared = read_yaml(f.read(), path) or {}
+        declared = _load_yaml(self.declaration, "The kernel library file")
+        if declared is None:
+            return {}
         if not isinstance(declared, dict):
-            raise BuildSetupError("'%s' must be a mapping (name:, operators:, coverage:, "
-                                  "fallback:, flags:, stands_in_for:)." % path)
+            self._refuse("must be a mapping of keys (%s), not %s"
+                         % (", ".join(LIBRARY_KEYS), _kind_of(declared)))
+        for key, value in declared.items():
+            if key not in LIBRARY_KEYS:
+                close = difflib.get_close_matches(str(key), list(LIBRARY_KEYS), n=1)
+                self._refuse("has the key %r, which a library.yaml does not have (its keys: "
+                             "%s): %s" % (key, ", ".join(LIBRARY_KEYS),
+                                          "rename it %s" % close[0] if close else
+                                          "remove it"))
+            wanted = LIBRARY_KEYS[key][0]
+            if not isinstance(value, wanted) or (wanted is not bool and isinstance(value, bool)):
+                self._refuse("gives %s %s; it must be %s: %s" % (
+                    key, _kind_of(value), TYPE_WORDS[wanted], LIBRARY_KEYS[key][1]))
+        name = declared.get("name")
+        if name is not None and not LIBRARY_NAME.match(name):
+            self._refuse("gives name %r; a library's name is letters, digits, _, -, . and + "
+                         "(it names its build directories)" % name)
+        flags = declared.get("flags") or []
+        wrong = next((flag for flag in flags if not isinstance(flag, str)), None)
+        if wrong is not None:
+            self._refuse("gives flags %r; each flag must be text (quote it: '%s')"
+                         % (flags, wrong))
         return declared
 
-    def _coverage(self, name):
-        if not name:
+    def _named_file(self, declared, key):
+        """The file of the directory that library.yaml's key names; it must exist."""
+        path = os.path.join(self.directory, declared[key])
+        if not os.path.isfile(path):
+            self._refuse("gives %s: %s, which names %s: no such file" % (key, declared[key],
+                                                                         path))
+        return path
+
+    def _coverage(self, declared):
+        """op -> the dtype codes it takes, from the coverage file; None: every dtype."""
+        if not declared.get("coverage"):
             return None
-        with open(os.path.join(self.directory, name)) as f:
-            coverage = read_yaml(f.read(), f.name) or {}
+        path = self._named_file(declared, "coverage")
+        coverage = _load_yaml(path, "The coverage file") or {}
         from etcorev.pte import SCALAR_TYPES
         codes = {dtype: code for code, (dtype, _) in SCALAR_TYPES.items()}
+        if not isinstance(coverage, dict):
+            raise BuildSetupError(
+                "The coverage file %s must be a mapping of each operator to the dtypes it "
+                "takes (aten::add.out: [Float]), not %s." % (path, _kind_of(coverage)))
+        for op, dtypes in coverage.items():
+            unknown = [d for d in dtypes if d not in codes] if isinstance(dtypes, list) \
+                else [dtypes]
+            if unknown:
+                close = difflib.get_close_matches(str(unknown[0]), list(codes), n=1)
+                raise BuildSetupError(
+                    "The coverage file %s gives %s %r: each operator takes a list of "
+                    "ExecuTorch dtypes, and %r is none%s; the dtypes: %s." % (
+                        path, op, dtypes, unknown[0], " (%s?)" % close[0] if close else "",
+                        ", ".join(codes)))
         return {normalize_op(op): {codes[dtype] for dtype in dtypes}
                 for op, dtypes in coverage.items()}
+
+    def _stand_ins(self, declared):
+        """dependency -> the directory of files standing in for its own."""
+        stand_ins = {}
+        for name, sub in (declared.get("stands_in_for") or {}).items():
+            if name not in DEPENDENCIES:
+                self._refuse("gives stands_in_for: %r, a dependency the build does not know; "
+                             "it knows %s" % (name, ", ".join(
+                                 "%s (%s)" % item for item in DEPENDENCIES.items())))
+            path = os.path.join(self.directory, str(sub))
+            if not os.path.isdir(path):
+                self._refuse("gives stands_in_for: %s: %s, which names %s: no such directory"
+                             % (name, sub, path))
+            stand_ins[name] = path
+        return stand_ins
 
     def covers(self, op, keys):
         if op not in self.kernel_names:
@@ -341,43 +452,77 @@ def our_library_dirs():
 
 
 # Tree libraries that need more than the tree (their class, given the options and the
-# files our libraries stand in with).
+# directories of files the directory libraries stand in with, by dependency).
 TREE_LIBRARY_CLASSES = {"cortex_m": lambda index, lib, options, stand_ins: CortexMKernels(
     index, lib, options.get("cmsis_nn") or None,
-    sorted(glob.glob(os.path.join(stand_ins["cmsis_nn"], "*.c")))
-    if "cmsis_nn" in stand_ins else ())}
+    _stand_in_files(stand_ins.get("cmsis_nn", []), ".c"))}
 
 
-def libraries(root, kernel_dirs=(), corev=True, **options):
-    """The kernel libraries in search order. options: what a library needs besides the
-    tree (cmsis_nn: the CMSIS-NN tree)."""
-    try:
-        index = et_index.tree_index(root)
-    except ETSourceError as error:
-        raise BuildSetupError(str(error))
-    ours_dirs = our_library_dirs() if corev else []
-    # Our libraries first (they stand in for files of the tree's), then the tree's.
-    tree_libs = [lib for lib in TREE_LIBRARIES if lib.name in index["libraries"]]
-    plain_tree = [TreeKernels(index, lib) for lib in tree_libs]
-    ours = [DirectoryKernels(directory, plain_tree) for directory in ours_dirs]
-    stand_ins = {}
-    for library in ours:
-        for name, directory in library.stands_in_for.items():
-            stand_ins.setdefault(name, directory)
-    tree = [TREE_LIBRARY_CLASSES[lib.name](index, lib, options, stand_ins)
-            if lib.name in TREE_LIBRARY_CLASSES else plain
-            for lib, plain in zip(tree_libs, plain_tree)]
-    taken = {lib.name for lib in tree + ours}
+def _stand_in_files(directories, suffix):
+    """The files standing in for a dependency's, from its stand-in directories in search
+    order: of two with one name, the first library's (the user's before ours)."""
+    chosen = {}
+    for directory in directories:
+        for path in sorted(glob.glob(os.path.join(directory, "*" + suffix))):
+            chosen.setdefault(os.path.basename(path), path)
+    return sorted(chosen.values())
+
+
+def directory_libraries(kernel_dirs=(), corev=True):
+    """(the user's libraries, ours): the directory libraries in search order, each read
+    and checked (it needs no tree: a build checks them before any model). A name a
+    library.yaml declares is that library's alone: another library of the same name, or
+    one of ExecuTorch's, is refused; a name taken from the directory gets a suffix
+    instead (ops, ops_2). corev=False: none of ours."""
+    seen = {}
     users = []
     for directory in kernel_dirs:
         if not os.path.isdir(directory):
             raise BuildSetupError("Kernel directory '%s' ($KERNEL_DIRS) %s." % (
                 directory, "is a file, not a directory" if os.path.exists(directory)
                 else "does not exist"))
-        library = DirectoryKernels(directory)
-        library.name = _unique_name(library.name, taken)
-        users.append(library)
-    return users + ours + tree, index
+        real = os.path.realpath(directory)
+        if real in seen:
+            raise BuildSetupError("Kernel directory '%s' is given twice in $KERNEL_DIRS (as %s "
+                                  "and %s): give it once." % (real, seen[real], directory))
+        seen[real] = directory
+        users.append(DirectoryKernels(directory))
+    ours = []
+    for directory in our_library_dirs() if corev else []:
+        if os.path.realpath(directory) in seen:
+            raise BuildSetupError(
+                "Kernel directory '%s' ($KERNEL_DIRS) is one of this build's kernel "
+                "libraries, searched anyway ($COREV_KERNELS=0 leaves them out): leave it out "
+                "of $KERNEL_DIRS."
+                % seen[os.path.realpath(directory)])
+        ours.append(DirectoryKernels(directory))
+    _name(users + ours)
+    return users, ours
+
+
+def _name(libraries):
+    """Give each library a name of its own (see directory_libraries)."""
+    tree_names = {lib.name for lib in TREE_LIBRARIES}
+    declared = {}
+    for library in libraries:
+        name = library.declared_name
+        if name is None:
+            continue
+        if name in tree_names:
+            raise BuildSetupError(
+                "The kernel library file %s gives name: %s, the name of one of ExecuTorch's "
+                "kernel libraries (%s): choose another." % (
+                    library.declaration, name, ", ".join(sorted(tree_names))))
+        if name in declared:
+            raise BuildSetupError(
+                "Two kernel libraries are named %s: %s and %s give name: %s. Rename one of "
+                "them (a library's name names its build directories)."
+                % (name, declared[name].declaration, library.declaration, name))
+        declared[name] = library
+    taken = tree_names | set(declared)
+    for library in libraries:
+        if library.declared_name is None:
+            library.name = _unique_name(library.name, taken)
 
 
 def _unique_name(name, taken):
@@ -388,6 +533,30 @@ def _unique_name(name, taken):
         candidate = "%s_%d" % (name, n)
     taken.add(candidate)
     return candidate
+
+
+def libraries(root, kernel_dirs=(), corev=True, **options):
+    """The kernel libraries in search order. options: what a library needs besides the
+    tree (cmsis_nn: the CMSIS-NN tree)."""
+    try:
+        index = et_index.tree_index(root)
+    except ETSourceError as error:
+        raise BuildSetupError(str(error))
+    users, ours = directory_libraries(kernel_dirs, corev)
+    # The directory libraries first (they stand in for files of the tree's), then the
+    # tree's; the user's are read as ours are.
+    tree_libs = [lib for lib in TREE_LIBRARIES if lib.name in index["libraries"]]
+    plain_tree = [TreeKernels(index, lib) for lib in tree_libs]
+    stand_ins = {}
+    for library in users + ours:
+        if library.declares_fallback:
+            library.fallbacks = plain_tree
+        for name, directory in library.stands_in_for.items():
+            stand_ins.setdefault(name, []).append(directory)
+    tree = [TREE_LIBRARY_CLASSES[lib.name](index, lib, options, stand_ins)
+            if lib.name in TREE_LIBRARY_CLASSES else plain
+            for lib, plain in zip(tree_libs, plain_tree)]
+    return users + ours + tree, index
 
 
 def plan(root, selection: Selection, kernel_dirs=(), corev=True, **options) -> Plan:

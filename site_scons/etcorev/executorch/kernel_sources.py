@@ -72,7 +72,23 @@ def read_yaml(text: str, where: str):
     try:
         return yaml.load(text, Loader=loader) or []
     except yaml.YAMLError as error:
-        raise ETSourceError("Could not read the kernel YAML %s: %s" % (where, error)) from error
+        raise ETSourceError("Could not read the kernel YAML %s: %s"
+                            % (where, yaml_problem(error))) from error
+
+
+def yaml_problem(error) -> str:
+    """A YAMLError in one line, where and what: "line 2, column 1: expected ',' or ']',
+    but got '<stream end>' (parsing a flow sequence from line 1)" (PyYAML's own text
+    spreads it over five, with the line quoted)."""
+    problem = " ".join(str(getattr(error, "problem", None) or error).split())
+    mark = getattr(error, "problem_mark", None)
+    if mark is not None:
+        problem = "line %d, column %d: %s" % (mark.line + 1, mark.column + 1, problem)
+    context, context_mark = getattr(error, "context", None), getattr(error, "context_mark", None)
+    if context and context_mark is not None:
+        problem += " (%s from line %d)" % (" ".join(context.replace("while ", "").split()),
+                                           context_mark.line + 1)
+    return problem
 
 
 # ---- which file defines a kernel function

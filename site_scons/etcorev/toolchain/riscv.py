@@ -20,6 +20,7 @@ import shutil
 
 from etcorev.toolchain import compiler_facts, corev_gcc, libstdcxx
 from etcorev.errors import BuildSetupError
+from etcorev.scons import variables
 
 COREV_PREFIX = corev_gcc.PREFIX                   # riscv32-corev-elf-
 DEBIAN_PREFIX = "riscv64-unknown-elf-"
@@ -127,6 +128,7 @@ def _check(prefix, isa):
 
 def configure(env):
     """Set compilers and flags on env for TOOLCHAIN, ISA, BUILD_TYPE, LTO and PIC."""
+    variables.check(env, "TOOLCHAIN", "ISA", "BUILD_TYPE", "LTO", "PIC")
     prefix = find_prefix(env["TOOLCHAIN"])
     facts = _check(prefix, env["ISA"])
     kind = env["BUILD_TYPE"]
