@@ -112,3 +112,17 @@ def same_program(fresh: bytes, shipped: bytes) -> bool:
     varies with the export environment; the program does not.) Needs the export extra."""
     from executorch.exir._serialize._program import deserialize_pte_binary
     return deserialize_pte_binary(fresh) == deserialize_pte_binary(shipped)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Files with long tests first, the longest first (the minutes their `long` marks
+    give: how long each takes on 2 cores, a scheduling hint, not a limit). pytest-xdist
+    hands whole files to its workers in this order (--no-loadscope-reorder): started
+    first, the long files end together with the rest instead of after it."""
+    minutes = {}
+    for item in items:
+        mark = item.get_closest_marker("long")
+        if mark is not None:
+            path = item.nodeid.split("::")[0]
+            minutes[path] = minutes.get(path, 0) + mark.kwargs.get("minutes", 1)
+    items.sort(key=lambda item: -minutes.get(item.nodeid.split("::")[0], 0))

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from etcorev import pte
 from etcorev.pte import program as pte_program
 from etcorev.pte import flatbuf
 from sconsrun import (MODELS, REPO, TEST_CACHE, assert_progress_rises_to_100, assert_refused,
@@ -332,6 +331,7 @@ def test_a_second_scons_on_the_same_build_dir_is_refused(tmp_path):
     assert first.returncode == 0, rest
 
 
+@pytest.mark.long(minutes=0.6)
 def test_debug_images_are_reproducible_in_any_build_directory(et_root, tmp_path):
     """Two builds of the README's debug variant (logging=Info debug=1: the log
     messages name their source files) in two directories outside the checkout:

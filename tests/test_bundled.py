@@ -154,6 +154,7 @@ def test_inputs_option_is_refused_for_a_bundle(et_root, tmp_path):
     assert "Compiling" not in result.stdout and "Traceback" not in result.stdout
 
 
+@pytest.mark.long(minutes=0.7)
 @needs_qemu
 def test_every_bundle_passes_on_qemu(et_root, toolchain, tmp_path):
     """Every model of examples/models as a .bpte: each test case run and checked on the
@@ -195,6 +196,7 @@ def test_a_bundle_runs_in_place_from_the_model_region(et_root, tmp_path):
     assert next(tmp_path.glob("*-xip/cnn.bpte/executor_runner.model.hex")).is_file()
 
 
+@pytest.mark.long(minutes=0.5)
 def test_every_bundle_passes_on_the_testbench(et_root, tmp_path):
     if not have_testbench():
         pytest.skip(NO_TESTBENCH)
@@ -218,6 +220,7 @@ def etdump_run(flatcc_tree, tmp_path_factory):
     return result.stdout, build_dir
 
 
+@pytest.mark.long(minutes=1)
 def test_etdump_is_decoded_beside_the_firmware(etdump_run):
     output, build_dir = etdump_run
     variant = next(build_dir.glob("qemu-*-etdump"))

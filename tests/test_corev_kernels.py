@@ -166,6 +166,7 @@ def test_export_reproduces_shipped(tmp_path):
 CONFIGURATIONS = [("rv32imc", "corev"), ("rv32imfc", "corev"), ("rv32imc", "portable")]
 
 
+@pytest.mark.long(minutes=0.5)
 @pytest.mark.parametrize("isa, library", CONFIGURATIONS)
 def test_outputs_match_eager(isa, library, set_runs):
     result = set_runs(isa, library)

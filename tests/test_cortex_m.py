@@ -64,6 +64,7 @@ def _summary(out):
         r"^([\w.-]+)\s+(ok|FAIL \d+)\s.*$", out[out.index("Summary ("):], re.M)}
 
 
+@pytest.mark.long(minutes=1.5)
 @needs_qemu
 def test_operators_and_networks_match_their_reference(toolchain, set_runs):
     result = set_runs(toolchain)
@@ -79,6 +80,7 @@ def test_operators_and_networks_match_their_reference(toolchain, set_runs):
 DEBIAN_GCC = "riscv64-unknown-elf-"
 
 
+@pytest.mark.long(minutes=1)
 @needs_qemu
 def test_the_corev_kernels_give_cmsis_nns_outputs_exactly(set_runs):
     """kernels/corev/cmsis_nn stands in for CMSIS-NN functions: every output of every
@@ -240,31 +242,6 @@ def test_both_routes_of_a_network_count_the_same_macs():
 
 
 # ---------------------------------------------------------------- the forms of the targets
-
-needs_checkouts = pytest.mark.skipif(
-    __import__("sconsrun").checkouts_for_testbench() is None,
-    reason=__import__("sconsrun").NO_CHECKOUTS)
-
-
-@needs_checkouts
-def test_every_target_on_the_pulp_testbench_with_the_core_v_extensions(et_root, cmsis_nn,
-                                                                       tmp_path):
-    """MLPerf Tiny's networks of the three targets and the operator models of the default
-    one, built with isa=rv32imc_xcv (the CORE-V kernels with cv.sdotsp.b) and run on the
-    PULP testbench, match their references. (The other targets' operator models differ
-    from the default's only in the forms the QEMU runs above check, through the same
-    kernels; tests/test_xcv_kernels.py compares every xcv kernel with CMSIS-NN's C byte
-    for byte.)"""
-    sets = [OPS, TINY, TINY / "m3", TINY / "m4"]
-    result = scons("board=cv32e40p", "isa=rv32imc_xcv", "verilator_model=",
-                   "model=%s" % ",".join(map(str, sets)), "cmsis_nn=%s" % cmsis_nn, "lto=0",
-                   "run", "timeout=1800", build_dir=tmp_path, timeout=3600)
-    assert result.returncode == 0, result.stdout[-4000:]
-    summary = _summary(result.stdout)
-    assert sorted(summary) == sorted(m.name for m in models.model_set(
-        ",".join(map(str, sets)))), summary
-    assert set(summary.values()) == {"ok"}, summary
-
 
 def _calls(path):
     return [(f.op, f) for f in forms.call_forms(pte.read_pte(path).methods[0])]

@@ -1,7 +1,6 @@
 """ELF-derived outputs (site_scons/etcorev/image/elfout.py, site_tools/elf_outputs.py)
 checked against GNU binutils on small ELFs built here with the cross compiler."""
 
-import os
 import random
 import re
 import shutil

@@ -277,7 +277,6 @@ def test_entries_of_trees_that_are_gone_are_removed(root, tmp_path, monkeypatch)
     """Each tree has an entry, by its real path. A tree that is gone (a copy a test or a
     benchmark made, a clone deleted) leaves its entry behind until the next entry is
     written, which removes it: the cache does not grow with every copy ever built."""
-    import json
     cache = tmp_path / "cache"
     monkeypatch.setenv("COREV_ET_CACHE", str(cache))
     copy = tmp_path / "copy" / "executorch"

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from sconsrun import REPO, scons
+from sconsrun import scons
 
 pytestmark = pytest.mark.skipif(
     not shutil.which("riscv64-unknown-elf-gcc") and not shutil.which("riscv32-corev-elf-gcc"),

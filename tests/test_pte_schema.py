@@ -11,7 +11,6 @@ import subprocess
 
 import pytest
 
-from etcorev import pte
 from etcorev.pte import program as pte_program
 
 FLATC = shutil.which("flatc")

@@ -36,6 +36,7 @@ def test_the_models_share_a_helper_between_libraries():
         assert ops & {"aten::mean.out", "aten::native_layer_norm.out"}, name
 
 
+@pytest.mark.long(minutes=1)
 def test_reductions_link_and_match_eager(et_root, toolchain, tmp_path):
     result = scons("board=qemu", "toolchain=%s" % toolchain, "model=%s" % MODELS, "run",
                    build_dir=tmp_path)

@@ -426,6 +426,7 @@ def _build_variant(build_dir, variant):
     return result
 
 
+@pytest.mark.long(minutes=0.5)
 @needs_checkouts
 @needs_compiler
 def test_plain_runs_cxx_and_traps_on_pulp_instructions(tb_build, sdotsp_app):
@@ -441,6 +442,7 @@ def test_plain_runs_cxx_and_traps_on_pulp_instructions(tb_build, sdotsp_app):
     assert "sdotsp.b:" not in trap.stdout
 
 
+@pytest.mark.long(minutes=1)
 @needs_checkouts
 @needs_compiler
 def test_pulp_runs_sdotsp(tb_build, sdotsp_app):
@@ -451,6 +453,7 @@ def test_pulp_runs_sdotsp(tb_build, sdotsp_app):
     assert "sdotsp.b: 104" in result.stdout.splitlines()
 
 
+@pytest.mark.long(minutes=2)
 @needs_checkouts
 @needs_compiler
 def test_fpu_runs_mlp_with_its_expected_outputs(tb_build):
@@ -463,6 +466,7 @@ def test_fpu_runs_mlp_with_its_expected_outputs(tb_build):
     assert (REPO / "examples" / "models" / "mlp.expected.json").is_file()   # was checked
 
 
+@pytest.mark.long(minutes=1)
 @needs_checkouts
 @needs_compiler
 def test_run_builds_pulp_fpu_first_and_it_divides(tb_build, sdotsp_app):

@@ -4,7 +4,6 @@ what it needs), and a project of the user's own (examples/own_project: its SCons
 its main.c, its own flash + RAM board), copied out of this checkout, builds with the
 package installed into a fresh virtual environment and runs its model on QEMU."""
 
-import itertools
 import os
 import random
 import re

@@ -6,9 +6,8 @@ second pass requantization parameters off the quantizers' fast paths):
 - the RV32IMC kernels on QEMU (CMSIS-NN tree needed);
 - the CORE-V extension kernels (isa=rv32imc_xcv) on the PULP testbench, which `scons run`
   builds from the user's core-v-verif and cv32e40p checkouts;
-- MLPerf Tiny's four networks (examples/models/tiny) end to end with isa=rv32imc_xcv on that
-  testbench: each matches its expected outputs, and prints exactly what the rv32imc build
-  prints on QEMU.
+- (MLPerf Tiny's networks with isa=rv32imc_xcv on that testbench, against their
+  references: tests/test_cortex_m_pulp.py.)
 
 Skips with the reason without a CMSIS-NN tree, a toolchain, QEMU or the checkouts.
 """
@@ -19,12 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from etcorev.pte import model_io
 from sconsrun import NO_CHECKOUTS, REPO, scons, checkouts_for_testbench
 
 FIXTURE = REPO / "tests" / "fixtures" / "xcv_kernels"
 KERNELS = REPO / "kernels" / "corev" / "cmsis_nn"
-TINY = REPO / "examples" / "models" / "tiny"
 SUMMARY = re.compile(r"^xcv_kernels: (\d+) cases, (\d+) mismatching bytes$", re.M)
 
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
@@ -69,6 +66,7 @@ def test_rv32imc_kernels_give_cmsis_nns_bytes(harness, tmp_path):
     assert result.returncode == 0, result.stdout[-3000:]
 
 
+@pytest.mark.long(minutes=3)
 @needs_checkouts
 def test_xcv_kernels_give_cmsis_nns_bytes_on_the_pulp_testbench(harness, tmp_path):
     result = scons("board=cv32e40p", "isa=rv32imc_xcv", "verilator_model=", "app=%s" % harness,
@@ -81,26 +79,3 @@ def test_xcv_kernels_give_cmsis_nns_bytes_on_the_pulp_testbench(harness, tmp_pat
     cases, bad = _summary(result)
     assert cases > 50 and bad == 0, _mismatches(result)
     assert result.returncode == 0, result.stdout[-3000:]
-
-
-def _outputs(result):
-    """The printed outputs of each model of a model set's run, in run order."""
-    return [model_io.parse_outputs(section)
-            for section in re.split(r"(?m)^Cycles startup: ", result.stdout)[1:]]
-
-
-@needs_qemu
-@needs_checkouts
-def test_tiny_networks_with_xcv_print_what_rv32imc_prints(et_root, cmsis_nn, tmp_path):
-    names = sorted(p.stem for p in TINY.glob("*.pte"))
-    xcv = scons("board=cv32e40p", "isa=rv32imc_xcv", "verilator_model=", "model=%s" % TINY,
-                "cmsis_nn=%s" % cmsis_nn, "run", "timeout=1800", build_dir=tmp_path / "xcv",
-                timeout=3600)
-    assert xcv.returncode == 0, xcv.stdout[-4000:]
-    plain = scons("board=qemu", "isa=rv32imc", "model=%s" % TINY, "cmsis_nn=%s" % cmsis_nn,
-                  "run", "timeout=900", build_dir=tmp_path / "plain")
-    assert plain.returncode == 0, plain.stdout[-4000:]
-    ours, theirs = _outputs(xcv), _outputs(plain)
-    assert len(ours) == len(theirs) == len(names), (len(ours), len(theirs))
-    for name, a, b in zip(names, ours, theirs):
-        assert a and a == b, name
