@@ -143,3 +143,18 @@ def test_install_layout_and_clean(et_root, build_dir, tmp_path):
                    "install", build_dir=build_dir)
     assert result.returncode == 0, result.stdout
     assert not list(install_dir.glob("executor_runner.*"))
+
+
+DECIMAL = REPO / "tests" / "fixtures" / "decimal"
+
+
+@needs_qemu
+def test_the_console_prints_every_u64_as_python_does(tmp_path):
+    """board_put_u64 (every count, size and integer output the runner prints) at the
+    edges of its 32-bit and 64-bit routes."""
+    values = [int(v.rstrip("ul"), 0) for v in re.findall(
+        r"\b\d+u?l{0,2}\b", (DECIMAL / "main.c").read_text().split("values[] = {")[1].split("};")[0])]
+    result = scons("board=qemu", "app=%s" % DECIMAL, "run", build_dir=tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert re.findall(r"^u64 (\d+)$", result.stdout, re.M) == [str(v) for v in values]
+    assert len(values) == 19 and max(values) == 2 ** 64 - 1
