@@ -47,12 +47,25 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("toolchain", params, scope="module")
 
 
+# The shared cache this process made, if it made it (xdist's workers find it made).
+_made_cache = None
+
+
 def pytest_configure(config):
     """One SCons cache for the whole test run (unless one is given): builds of the same
     configuration in different tests compile once."""
+    global _made_cache
     if not os.environ.get(TEST_CACHE):
         import tempfile
-        os.environ[TEST_CACHE] = tempfile.mkdtemp(prefix="corev-et-test-cache-")
+        _made_cache = os.environ[TEST_CACHE] = tempfile.mkdtemp(prefix="corev-et-test-cache-")
+
+
+def pytest_unconfigure(config):
+    """The run's cache goes with the run (hundreds of MB): removed by the process that
+    made it, after its workers have ended."""
+    if _made_cache is not None:
+        shutil.rmtree(_made_cache, ignore_errors=True)
+        del os.environ[TEST_CACHE]
 
 
 def executorch_root():

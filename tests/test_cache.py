@@ -168,3 +168,20 @@ def test_the_tree_place_leaves_the_key_and_nothing_else():
     kept = key("g++ -I/ci/job-1/executorch2 /ci/job-1/tools/b.cpp -I/ci/job-1x",
                "/ci/job-1/executorch")
     assert kept == "g++ -I/ci/job-1/executorch2 /ci/job-1/tools/b.cpp -I/ci/job-1x", kept
+
+
+def test_the_test_runs_cache_goes_with_the_run(tmp_path):
+    """The SCons cache the test run shares between its builds (conftest.py makes it in
+    the temporary directory) is removed when the run ends, by the process that made it
+    (its workers use it to the end). Each run left hundreds of MB behind."""
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != TEST_CACHE}
+    env["TMPDIR"] = str(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider",
+         "tests/test_pte.py::test_the_suites_models_are_here",
+         "tests/test_cache.py::test_the_tree_place_leaves_the_key_and_nothing_else"],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert "2 passed" in result.stdout, result.stdout
+    assert not list(tmp_path.glob("corev-et-test-cache-*"))
