@@ -1,7 +1,6 @@
 // The ExecuTorch platform abstraction layer (runtime/platform/platform.h) for the
 // CORE-V boards: cycle counter time, console logging, abort through the board's exit.
 // It replaces the weak definitions of ExecuTorch's minimal PAL.
-#include <cstdio>
 #include <cstdlib>
 
 #include <executorch/runtime/platform/platform.h>
@@ -42,11 +41,21 @@ void et_pal_emit_log_message(
     size_t line,
     const char* message,
     size_t length) {
+  // "I 123456 method.cpp:42] message", through the board's console rather than printf:
+  // ExecuTorch's PAL table keeps this function in every image, logging=Off too, and
+  // printf would bring newlib's stdio along (about 2 KiB of add.pte's text).
   (void)function;
   (void)length;
-  std::printf("%c %lu %s:%u] %s\n", static_cast<char>(level),
-              static_cast<unsigned long>(timestamp), filename,
-              static_cast<unsigned>(line), message);
+  board_putc(static_cast<char>(level));
+  board_putc(' ');
+  board_put_u64(timestamp);
+  board_putc(' ');
+  board_puts(filename);
+  board_putc(':');
+  board_put_u64(line);
+  board_puts("] ");
+  board_puts(message);
+  board_putc('\n');
 }
 
 void* et_pal_allocate(size_t size) {

@@ -158,3 +158,16 @@ def test_the_console_prints_every_u64_as_python_does(tmp_path):
     assert result.returncode == 0, result.stdout
     assert re.findall(r"^u64 (\d+)$", result.stdout, re.M) == [str(v) for v in values]
     assert len(values) == 19 and max(values) == 2 ** 64 - 1
+
+
+def test_a_release_image_links_no_printf_for_the_log(et_root, tmp_path):
+    """ExecuTorch's PAL table keeps et_pal_emit_log_message in every image, logging=Off
+    too: it writes through the board's console, and the C library's printf (3 KB of
+    add.pte's text, with the stdio it brings) is not linked for it."""
+    release = scons("board=qemu", "model=%s" % ADD, build_dir=tmp_path)
+    assert release.returncode == 0, release.stdout
+    [elf] = tmp_path.glob("qemu-release-logoff-*/add/executor_runner.elf")
+    symbols = subprocess.run(["riscv64-unknown-elf-nm", str(elf)], stdout=subprocess.PIPE,
+                             text=True, check=True).stdout.split()
+    assert "et_pal_emit_log_message" in symbols
+    assert not {"printf", "iprintf", "_vfprintf_r", "_vfiprintf_r"} & set(symbols)
