@@ -68,8 +68,10 @@ def execute_counts(output):
 
 def run_set(build_dir, directory, options):
     models = ",".join(str(directory / ("%s.pte" % name)) for name in NETWORKS)
-    return execute_counts(scons(build_dir, "model=%s" % models, "run", "timeout=3600",
-                                *options))
+    out = scons(build_dir, "model=%s" % models, "run", "timeout=3600", *options)
+    if len(NETWORKS) == 1:                      # one model prints no summary table
+        return {NETWORKS[0]: int(re.search(r"^Cycles execute: (\d+)$", out, re.M).group(1))}
+    return execute_counts(out)
 
 
 def run_each(build_dir, options):

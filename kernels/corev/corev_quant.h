@@ -11,9 +11,10 @@
  *
  * - Fast path, one 32-bit multiply: the top 16 bits of each significand (the
  *   hidden bit included) give the product P = mh * sh in [2^30, 2^32), at most
- *   2^-13 below the exact one. F = P >> n (n = c - exponent of x) is |x * inv_scale|
- *   in units of 2^-16, rounded down, for |x * inv_scale| < 2^9 (n >= 7); then
- *   r = (F + 2^15) >> 16. The exact product lies in [F, F + 1 + 2^12) (2^25 * 2^-13)
+ *   2^-13 below the exact one. F = P >> n (n = c - exponent of x, 0 to 31) is
+ *   |x * inv_scale| in units of 2^-16, rounded down; for F < 2^25 (below 2^9)
+ *   r = (F + 2^15) >> 16, larger values saturate (|r| >= 512 clamps to the range's end
+ *   for zero points within +-256). The exact product lies in [F, F + 1 + 2^12) (2^25 * 2^-13)
  *   and its float rounding moves it by at most 2 units: when no half-integer is in
  *   [F - 2, F + 2^12 + 3], both roundings of the library give r. (Rounding to
  *   nearest even is symmetric, so the sign is applied after.)
@@ -21,12 +22,12 @@
  *   fewer below), the exact product: cv_quant_exact, 48 bits (mulhu), rounded to
  *   float, then to an integer, ties to even.
  * - |x * inv_scale| < 2^-16: r = 0 (also for zeros).
- * - Subnormal, infinite or NaN x, |x * inv_scale| >= 2^9 and anything else the
+ * - Subnormal, infinite or NaN x, |x * inv_scale| >= 2^16 and anything else the
  *   arithmetic does not cover: the caller's generic function, the library's own
  *   float expression (each library has its own for huge values: int64 or int32).
  *
- * The parameters (cv_quant_make) are checked once per call: a normal inv_scale,
- * |zero_point| <= 2^20. Otherwise every element takes the generic function.
+ * The parameters (cv_quant_make) are checked once per call: inv_scale normal and at
+ * least 2^-113, |zero_point| <= 256. Otherwise every element takes the generic function.
  */
 #ifndef COREV_QUANT_H
 #define COREV_QUANT_H
@@ -68,7 +69,9 @@ static inline cv_quant cv_quant_make(float inv_scale, int32_t zero_point)
     /* |x * inv_scale| = mx * ms * 2^(ex + es - 300) ~ P * 2^(ex + es - 284):
        F = P * 2^(ex + es - 268) */
     p.c = 268 - p.es;
-    p.ok = p.es >= 1 && p.es <= 254 && zero_point >= -(1 << 20) && zero_point <= (1 << 20);
+    /* es >= 14: n = c - 255 < 0 for infinite and NaN x; |zero_point| <= 256: a saturated
+       |x * inv_scale| >= 2^9 clamps to the same end of any int8 or uint8 range */
+    p.ok = p.es >= 14 && p.es <= 254 && zero_point >= -256 && zero_point <= 256;
     return p;
 }
 
@@ -153,20 +156,23 @@ static CV_QUANT_HOT void cv_quantize(const float *in,
     const uint32_t *x = (const uint32_t *)(const void *)in;
     const uint32_t sh = p.sh, c = (uint32_t)p.c, sign = p.sign;
     /* an out-of-range parameter: every element takes the generic expression */
-    const uint32_t span = p.ok ? 25u : 0u;
+    const uint32_t span = p.ok ? 32u : 0u;
+    const uint32_t span_q = (uint32_t)(qmax - qmin); /* qmin <= qmax */
     for (int32_t i = 0; i < n; i++)
     {
         const uint32_t ux = x[i];
         const uint32_t nsh = c - ((ux >> 23) & 0xff);
         int32_t q;
-        if (__builtin_expect(nsh - 7u < span, 1))
+        if (__builtin_expect(nsh < span, 1))
         {
             const uint32_t P = (((ux << 8) | 0x80000000u) >> 16) * sh;
-            const uint32_t u = (P >> nsh) + 0x8000u;
-            int32_t r = (int32_t)(u >> 16);
+            const uint32_t F = P >> nsh;
+            const uint32_t u = F + 0x8000u;
+            /* |x * inv_scale| >= 2^9: saturated (clamped below) */
+            int32_t r = F < (1u << 25) ? (int32_t)(u >> 16) : 1024;
             const int32_t neg = (int32_t)(ux ^ sign) >> 31;
             r = (r ^ neg) - neg;
-            if (__builtin_expect(((u + 0x1008u) << 16) < (0x1010u << 16), 0))
+            if (__builtin_expect(((u + 0x1008u) << 16) < (0x1010u << 16), 0) && F < (1u << 25))
             {
                 /* near a half-integer */
                 if (!cv_quant_exact(&p, ux, &r))
@@ -184,8 +190,12 @@ static CV_QUANT_HOT void cv_quantize(const float *in,
         {
             q = generic(inv_scale, zero_point, in[i]);
         }
-        q = q < qmin ? qmin : q;
-        q = q > qmax ? qmax : q;
+        /* one untaken branch when q is inside [qmin, qmax] (the clamps as branches
+           would be taken for most elements) */
+        if (__builtin_expect((uint32_t)(q - qmin) > span_q, 0))
+        {
+            q = q < qmin ? qmin : qmax;
+        }
         out[i] = (uint8_t)q;
     }
 }

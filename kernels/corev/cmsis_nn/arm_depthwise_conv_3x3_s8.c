@@ -248,6 +248,274 @@ static CV_NO_SCHED void cv_dw3_ring(const cv_dw3_geom *g,
     }
 }
 
+/* ---------------------------------------------------------------------------------
+ * RV32IMC, per channel along lines (cv_dw3_lines): the map is walked along its longer
+ * output axis (the "fast" one; DS-CNN's 25 x 5 maps down the columns), 3 outputs of one
+ * channel at a time, with the channel's 9 weights and requantization parameters in
+ * registers for the whole line (cv_dw3_s1 / cv_dw3_s2, assembly: GCC spills at this
+ * register count). The 3 input lines sit in the ring of words (4 channels a pixel,
+ * padded), so a line of one channel is every 4th byte. Per 3 outputs 15 (stride 2: 21)
+ * byte loads, 27 multiply-adds and 3 output stages: about 44 cycles an output, where
+ * the 4-output strips above take about 85 with their requantization parameters,
+ * weights and the row's last pixels reloaded.
+ * ------------------------------------------------------------------------------- */
+typedef struct
+{
+    const int8_t *p0, *p1, *p2; /* 0, 4, 8: the 3 input lines at the first window (bytes 4 apart) */
+    int8_t *dst;                /* 12 */
+    int32_t dstep;              /* 16: bytes from one output to the next along the line */
+    int32_t nstrips;            /* 20: strips of 3 outputs a line */
+    int32_t w[9];               /* 24: w[3 r + k]: line r, position k along it */
+    int32_t init;               /* 60: bias + input offset x weight sum */
+    uint32_t m2;                /* 64: 2 x multiplier (>= 0) */
+    int32_t pre;                /* 68: the requantization's right shift e in [1, 31] as */
+    int32_t h;                  /* 72:   ((t - (t < 0)) >> pre + h) >> sh, pre = e >= 2, */
+    int32_t sh;                 /* 76:   sh = e - pre, h = 2^(sh - 1): no overflow (t < 2^31 - 1) */
+    int32_t out_off;            /* 80 */
+    int32_t act_min;            /* 84 */
+    int32_t act_max;            /* 88 */
+    int32_t ntail;              /* 92: outputs after the strips of a line (0 to 2) */
+    int32_t nlines;             /* 96: output lines, >= 1 (counted down) */
+    int32_t padv;               /* 100: bytes from one output line's input lines to the next's */
+    int32_t dadv;               /* 104: bytes from one output line to the next */
+} cv_dw3_args;
+
+/* One line's contribution to the 3 accumulators t3, t4, t5 (x in t0, product in t1;
+   each load has an instruction between it and its use). NEXT: the first load of the
+   next line (or another instruction). */
+#define CV_DW3_L1(P, W0, W1, W2, NEXT)                                                                                 \
+    "mul t1, t0, " #W0 "\n\tlb t0, 4(" #P ")\n\tadd t3, t3, t1\n\t"                                                    \
+    "mul t1, t0, " #W1 "\n\tadd t3, t3, t1\n\tmul t1, t0, " #W0 "\n\tlb t0, 8(" #P ")\n\tadd t4, t4, t1\n\t"             \
+    "mul t1, t0, " #W2 "\n\tadd t3, t3, t1\n\tmul t1, t0, " #W1 "\n\tadd t4, t4, t1\n\t"                                \
+    "mul t1, t0, " #W0 "\n\tlb t0, 12(" #P ")\n\tadd t5, t5, t1\n\t"                                                   \
+    "mul t1, t0, " #W2 "\n\tadd t4, t4, t1\n\tmul t1, t0, " #W1 "\n\tlb t0, 16(" #P ")\n\tadd t5, t5, t1\n\t"            \
+    "mul t1, t0, " #W2 "\n\t" NEXT "\n\tadd t5, t5, t1\n\t"
+#define CV_DW3_L2(P, W0, W1, W2, NEXT)                                                                                 \
+    "mul t1, t0, " #W0 "\n\tlb t0, 4(" #P ")\n\tadd t3, t3, t1\n\t"                                                    \
+    "mul t1, t0, " #W1 "\n\tlb t0, 8(" #P ")\n\tadd t3, t3, t1\n\t"                                                    \
+    "mul t1, t0, " #W2 "\n\tadd t3, t3, t1\n\tmul t1, t0, " #W0 "\n\tlb t0, 12(" #P ")\n\tadd t4, t4, t1\n\t"            \
+    "mul t1, t0, " #W1 "\n\tlb t0, 16(" #P ")\n\tadd t4, t4, t1\n\t"                                                   \
+    "mul t1, t0, " #W2 "\n\tadd t4, t4, t1\n\tmul t1, t0, " #W0 "\n\tlb t0, 20(" #P ")\n\tadd t5, t5, t1\n\t"            \
+    "mul t1, t0, " #W1 "\n\tlb t0, 24(" #P ")\n\tadd t5, t5, t1\n\t"                                                   \
+    "mul t1, t0, " #W2 "\n\t" NEXT "\n\tadd t5, t5, t1\n\t"
+/* The output stage of accumulator X (arm_nn_requantize, + output offset, clamp, store):
+   the clamps are branches taken only to the fix-ups at the end (L: their labels). */
+#define CV_DW3_RQ(X, LMIN, LMAX, LST)                                                                                  \
+    "mul t0, " #X ", s9\n\tmulhsu " #X ", " #X ", s9\n\tsrli t0, t0, 31\n\tadd " #X ", " #X ", t0\n\t"                  \
+    "srai t0, " #X ", 31\n\tadd " #X ", " #X ", t0\n\tsra " #X ", " #X ", s10\n\tadd " #X ", " #X ", s11\n\t"            \
+    "sra " #X ", " #X ", a4\n\tadd " #X ", " #X ", a5\n\t"                                                             \
+    "blt " #X ", a6, " #LMIN "f\n\tblt a7, " #X ", " #LMAX "f\n" #LST ":\n\tsb " #X ", 0(t6)\n\tadd t6, t6, ra\n\t"
+#define CV_DW3_FIX(X, LMIN, LMAX, LST) #LMIN ":\n\tmv " #X ", a6\n\tj " #LST "b\n" #LMAX ":\n\tmv " #X ", a7\n\tj " #LST "b\n"
+
+/* One output (the last of a line): line P's 3 values times W0..W2 into t3. */
+#define CV_DW3_ONE(P, W0, W1, W2, NEXT)                                                                                \
+    "mul t1, t0, " #W0 "\n\tlb t0, 4(" #P ")\n\tadd t3, t3, t1\n\tmul t1, t0, " #W1 "\n\tlb t0, 8(" #P ")\n\t"           \
+    "add t3, t3, t1\n\tmul t1, t0, " #W2 "\n\t" NEXT "\n\tadd t3, t3, t1\n\t"
+
+/* nlines output lines of nstrips strips of 3 and ntail single outputs each; the line
+   pointers and dst in *a advance by padv and dadv from line to line (a is changed). The
+   argument pointer is kept at 52(sp). */
+#define CV_DW3_KERNEL(NAME, LINE, STEP)                                                                                \
+    static __attribute__((naked, noinline, noclone)) void NAME(cv_dw3_args *a)                                        \
+    {                                                                                                                  \
+        (void)a;                                                                                                       \
+        __asm__ volatile(                                                                                              \
+            "addi sp, sp, -64\n\t"                                                                                     \
+            "sw ra, 0(sp)\n\tsw s0, 4(sp)\n\tsw s1, 8(sp)\n\tsw s2, 12(sp)\n\tsw s3, 16(sp)\n\tsw s4, 20(sp)\n\t"     \
+            "sw s5, 24(sp)\n\tsw s6, 28(sp)\n\tsw s7, 32(sp)\n\tsw s8, 36(sp)\n\tsw s9, 40(sp)\n\tsw s10, 44(sp)\n\t" \
+            "sw s11, 48(sp)\n\tsw a0, 52(sp)\n\t"                                                                      \
+            "lw ra, 16(a0)\n\t"                                                                                        \
+            "lw s0, 24(a0)\n\tlw s1, 28(a0)\n\tlw s2, 32(a0)\n\tlw s3, 36(a0)\n\tlw s4, 40(a0)\n\t"                    \
+            "lw s5, 44(a0)\n\tlw s6, 48(a0)\n\tlw s7, 52(a0)\n\tlw s8, 56(a0)\n\tlw t2, 60(a0)\n\t"                    \
+            "lw s9, 64(a0)\n\tlw s10, 68(a0)\n\tlw s11, 72(a0)\n\tlw a4, 76(a0)\n\tlw a5, 80(a0)\n\t"                  \
+            "lw a6, 84(a0)\n\tlw a7, 88(a0)\n\t"                                                                       \
+            /* a line */                                                                                               \
+            "5:\n\tlw t0, 52(sp)\n\tlw a1, 0(t0)\n\tlw a2, 4(t0)\n\tlw a3, 8(t0)\n\tlw t6, 12(t0)\n\t"                 \
+            "lw a0, 20(t0)\n\tbeqz a0, 6f\n\t"                                                                         \
+            "1:\n\tlb t0, 0(a1)\n\tmv t3, t2\n\tmv t4, t2\n\tmv t5, t2\n\t" LINE(a1, s0, s1, s2, "lb t0, 0(a2)")       \
+                LINE(a2, s3, s4, s5, "lb t0, 0(a3)") LINE(a3, s6, s7, s8, "addi a1, a1, 3 * " #STEP)                   \
+            "addi a2, a2, 3 * " #STEP "\n\taddi a3, a3, 3 * " #STEP "\n\t" CV_DW3_RQ(t3, 11, 12, 13)                   \
+                CV_DW3_RQ(t4, 21, 22, 23) CV_DW3_RQ(t5, 31, 32, 33) "addi a0, a0, -1\n\tbnez a0, 1b\n"                 \
+            /* the outputs after the strips */                                                                         \
+            "6:\n\tlw t0, 52(sp)\n\tlw a0, 92(t0)\n\tbeqz a0, 8f\n"                                                    \
+            "7:\n\tlb t0, 0(a1)\n\tmv t3, t2\n\t" CV_DW3_ONE(a1, s0, s1, s2, "lb t0, 0(a2)")                           \
+                CV_DW3_ONE(a2, s3, s4, s5, "lb t0, 0(a3)") CV_DW3_ONE(a3, s6, s7, s8, "addi a1, a1, " #STEP)           \
+            "addi a2, a2, " #STEP "\n\taddi a3, a3, " #STEP "\n\t" CV_DW3_RQ(t3, 41, 42, 43)                           \
+            "addi a0, a0, -1\n\tbnez a0, 7b\n"                                                                         \
+            /* the next line */                                                                                        \
+            "8:\n\tlw t0, 52(sp)\n\tlw a0, 96(t0)\n\taddi a0, a0, -1\n\tsw a0, 96(t0)\n\tbeqz a0, 9f\n\t"              \
+            "lw t1, 100(t0)\n\tlw a1, 0(t0)\n\tlw a2, 4(t0)\n\tlw a3, 8(t0)\n\t"                                       \
+            "add a1, a1, t1\n\tadd a2, a2, t1\n\tadd a3, a3, t1\n\t"                                                   \
+            "sw a1, 0(t0)\n\tsw a2, 4(t0)\n\tsw a3, 8(t0)\n\t"                                                         \
+            "lw t1, 104(t0)\n\tlw t6, 12(t0)\n\tadd t6, t6, t1\n\tsw t6, 12(t0)\n\tj 5b\n"                             \
+            "9:\n\t"                                                                                                   \
+            "lw ra, 0(sp)\n\tlw s0, 4(sp)\n\tlw s1, 8(sp)\n\tlw s2, 12(sp)\n\tlw s3, 16(sp)\n\tlw s4, 20(sp)\n\t"     \
+            "lw s5, 24(sp)\n\tlw s6, 28(sp)\n\tlw s7, 32(sp)\n\tlw s8, 36(sp)\n\tlw s9, 40(sp)\n\tlw s10, 44(sp)\n\t" \
+            "lw s11, 48(sp)\n\taddi sp, sp, 64\n\tret\n" CV_DW3_FIX(t3, 11, 12, 13) CV_DW3_FIX(t4, 21, 22, 23)         \
+                CV_DW3_FIX(t5, 31, 32, 33) CV_DW3_FIX(t3, 41, 42, 43));                                                \
+    }
+
+/* Strides 1 and 2 along the line: 3 outputs take 5 or 7 input values of each line. */
+CV_DW3_KERNEL(cv_dw3_s1, CV_DW3_L1, 4)
+CV_DW3_KERNEL(cv_dw3_s2, CV_DW3_L2, 8)
+#undef CV_DW3_KERNEL
+#undef CV_DW3_L1
+#undef CV_DW3_L2
+#undef CV_DW3_RQ
+#undef CV_DW3_FIX
+#undef CV_DW3_ONE
+
+/* The map as lines: a fast axis along the lines and a slow one across them. */
+typedef struct
+{
+    int32_t F, S, OF, OS, sF, sS, pF, pS; /* input and output lengths, strides, paddings */
+    int32_t in_f, in_s, out_f, out_s;     /* bytes from one pixel to the next along each */
+} cv_dw3_view;
+
+/* One input line (slow index is, fast positions if0 .. if0 + n - 1) of channels c .. c + 3
+   as words; outside the input: -input_offset. */
+static void cv_dw3_fill_line(const cv_dw3_geom *g,
+                             const cv_dw3_view *v,
+                             const int8_t *input,
+                             int32_t c,
+                             int32_t is,
+                             int32_t if0,
+                             int32_t n,
+                             uint32_t *line)
+{
+    const uint32_t pad = 0x01010101u * (uint8_t)(int8_t)-g->off;
+    int32_t i = 0;
+    if (is >= 0 && is < v->S)
+    {
+        for (; i < n && if0 + i < 0; i++)
+        {
+            line[i] = pad;
+        }
+        const int32_t end = v->F - if0 < n ? v->F - if0 : n;
+        const int8_t *src = input + is * v->in_s + (if0 + i) * v->in_f + c;
+        const int32_t step = v->in_f;
+        for (; i + 2 <= end; i += 2, src += 2 * step)
+        {
+            const uint32_t a = *(const cv_word *)src, b = *(const cv_word *)(src + step);
+            line[i] = a;
+            line[i + 1] = b;
+        }
+        if (i < end)
+        {
+            line[i++] = *(const cv_word *)src;
+        }
+    }
+    for (; i < n; i++)
+    {
+        line[i] = pad;
+    }
+}
+
+/* Words of input lines (4 channels a pixel) on the stack for cv_dw3_lines. */
+#define CV_DW3_BAND 512
+
+/* One group of 4 channels, every channel in the kernels' requantization mode, C a
+   multiple of 4 and the input word-aligned. Input lines (padded) go into a band on the
+   stack, as many as it holds; one kernel call per channel then does the band's output
+   lines. args[j]: channel j's weights and output stage (pointers and counts set here).
+   Lines longer than a third of the band go in chunks. */
+static CV_NO_SCHED void cv_dw3_lines(const cv_dw3_geom *g,
+                                     const cv_dw3_view *v,
+                                     const int8_t *input,
+                                     cv_dw3_args *args,
+                                     int32_t c,
+                                     int8_t *output)
+{
+    uint32_t band[CV_DW3_BAND];
+    const int32_t sF = v->sF, sS = v->sS;
+    /* Outputs per chunk: their windows span (chunk - 1) * sF + 3 input pixels. */
+    const int32_t chunk = (CV_DW3_BAND / 3 - 3) / sF + 1;
+    for (int32_t of0 = 0; of0 < v->OF; of0 += chunk)
+    {
+        const int32_t nf = v->OF - of0 < chunk ? v->OF - of0 : chunk;
+        const int32_t if0 = of0 * sF - v->pF;
+        const int32_t n = (nf - 1) * sF + 3; /* words a line */
+        const int32_t lines = CV_DW3_BAND / n;
+        const int32_t per_band = (lines - 3) / sS + 1; /* output lines a band */
+        for (int32_t os0 = 0; os0 < v->OS; os0 += per_band)
+        {
+            const int32_t nb = v->OS - os0 < per_band ? v->OS - os0 : per_band;
+            const int32_t nl = (nb - 1) * sS + 3;
+            const int32_t is0 = os0 * sS - v->pS;
+            for (int32_t i = 0; i < nl; i++)
+            {
+                cv_dw3_fill_line(g, v, input, c, is0 + i, if0, n, band + i * n);
+            }
+            int8_t *out = output + os0 * v->out_s + of0 * v->out_f + c;
+            for (int32_t j = 0; j < 4; j++)
+            {
+                cv_dw3_args *a = &args[j];
+                a->p0 = (const int8_t *)band + j;
+                a->p1 = a->p0 + 4 * n;
+                a->p2 = a->p1 + 4 * n;
+                a->dst = out + j;
+                a->dstep = v->out_f;
+                a->nstrips = nf / 3;
+                a->ntail = nf % 3;
+                a->nlines = nb;
+                a->padv = 4 * n * sS;
+                a->dadv = v->out_s;
+                if (sF == 1)
+                {
+                    cv_dw3_s1(a);
+                }
+                else
+                {
+                    cv_dw3_s2(a);
+                }
+            }
+        }
+    }
+}
+
+/* The group's arguments for cv_dw3_lines; 0 if a channel's requantization is not the
+   kernels' mode (multiplier >= 0, shift in [-31, -1]). */
+static int32_t cv_dw3_prep(const cv_dw3_geom *g,
+                           int32_t vertical,
+                           const int8_t *kernel,
+                           const int32_t *bias,
+                           const int32_t *mult,
+                           const int32_t *shift,
+                           int32_t c,
+                           cv_dw3_args *args)
+{
+    const int32_t C = g->C;
+    for (int32_t j = 0; j < 4; j++)
+    {
+        const int32_t m = mult[c + j], sft = shift[c + j];
+        if (m < 0 || sft > -1 || sft < -31)
+        {
+            return 0;
+        }
+        cv_dw3_args *a = &args[j];
+        int32_t sum = 0;
+        for (int32_t ky = 0; ky < 3; ky++)
+        {
+            for (int32_t kx = 0; kx < 3; kx++)
+            {
+                const int8_t w = kernel[(3 * ky + kx) * C + c + j];
+                a->w[vertical ? 3 * kx + ky : 3 * ky + kx] = w;
+                sum += w;
+            }
+        }
+        a->init = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)sum * (uint32_t)g->off);
+        const int32_t e = -sft;
+        a->m2 = 2u * (uint32_t)m;
+        a->pre = e >= 2;
+        a->sh = e - a->pre;
+        a->h = 1 << (a->sh - 1);
+        a->out_off = g->out_off;
+        a->act_min = g->act_min;
+        a->act_max = g->act_max;
+    }
+    return 1;
+}
+
 #if COREV_XCV
 /*
  * CORE-V: dot products over the taps (corev_xcv.h, cv_xdw3_s1 / cv_xdw3_s2). Per group
@@ -508,6 +776,25 @@ arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
     {
         return ARM_CMSIS_NN_SUCCESS;
     }
+#else
+    /* Lines along the longer output axis (with stride 1 or 2 along it). */
+    const int32_t ok_h = g.sx == 1 || g.sx == 2, ok_v = g.sy == 1 || g.sy == 2;
+    const int32_t vertical = ok_v && (!ok_h || g.OH > g.OW);
+    cv_dw3_view view;
+    view.F = vertical ? g.H : g.W;
+    view.S = vertical ? g.W : g.H;
+    view.OF = vertical ? g.OH : g.OW;
+    view.OS = vertical ? g.OW : g.OH;
+    view.sF = vertical ? g.sy : g.sx;
+    view.sS = vertical ? g.sx : g.sy;
+    view.pF = vertical ? g.py : g.px;
+    view.pS = vertical ? g.px : g.py;
+    view.in_f = vertical ? g.W * C : C;
+    view.in_s = vertical ? C : g.W * C;
+    view.out_f = vertical ? g.OW * C : C;
+    view.out_s = vertical ? C : g.OW * C;
+    const int32_t lines_ok = ring_ok && (ok_h || ok_v) && g.py >= 0 && g.py <= 1 && (C & 3) == 0 &&
+                             ((uintptr_t)input & 3) == 0;
 #endif
 
     for (int32_t c = 0; c < C; c += 4)
@@ -518,6 +805,17 @@ arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
         {
             any_neg |= mult[c + j] < 0;
         }
+#if !COREV_XCV
+        if (n == 4 && lines_ok)
+        {
+            cv_dw3_args args[4];
+            if (cv_dw3_prep(&g, vertical, kernel, bias, mult, shift, c, args))
+            {
+                cv_dw3_lines(&g, &view, input, args, c, output);
+                continue;
+            }
+        }
+#endif
         if (n == 4 && !any_neg && ring_ok)
         {
             int8_t wq[36] __attribute__((aligned(4)));

@@ -89,6 +89,9 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
         uint32_t rq_words[2 * CV_MM_NBLK];
         const uint32_t *rq =
             cv_xrq_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count) ? rq_words : NULL;
+#else
+        int32_t rq_words[4 * CV_MM_NBLK];
+        const int32_t *rq = cv_rq4_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count) ? rq_words : NULL;
 #endif
 
         if (K > CV_MM_KMAX)
@@ -99,9 +102,7 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
         }
 
         int8_t panel[4 * CV_MM_KMAX] __attribute__((aligned(4)));
-#if COREV_XCV
-        cv_xpanel_zero_tail(panel, K);
-#endif
+        cv_panel_zero_tail(panel, K);
         const int8_t *row = lhs;
         int8_t *out = dst + nb;
         for (int32_t m = 0; m < lhs_rows; m += 4)
@@ -115,7 +116,7 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
 #if COREV_XCV
             cv_xpanel_gemm(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, rq, out, &o);
 #else
-            cv_panel_gemm(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, out, &o);
+            cv_panel_gemm_q(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, rq, out, &o);
 #endif
             out += 4 * rhs_rows;
         }

@@ -455,6 +455,182 @@ static CV_TILED CV_UNUSED void cv_panel_gemm(const int8_t *panel,
     }
 }
 
+/* ---------------------------------------------------------------------------------
+ * RV32IMC: the 4 x 4 kernel with the output stage, in assembly (cv_gemm4x4q). GCC's
+ * version above spills an accumulator every 4 positions and hands the 16 sums to
+ * cv_store_tile through memory, which prepares each channel's parameters again per
+ * tile: 3.3 instructions per MAC on DS-CNN's 1x1 convolutions, output stage included.
+ * Here per position 8 byte loads, 16 multiplies and 16 adds, every load two
+ * instructions before its use (2.6 instructions per MAC with the pointer steps), and
+ * the 16 outputs requantized from registers with each channel's prepared words
+ * (cv_rq4_prep): 14 instructions an output. For full panels (4 rows) of channels in
+ * the requantization mode multiplier >= 0, shift in [-31, -1]; the panel's bytes from K
+ * to the end of its last group of 4 must be zero (cv_panel_zero_tail): whole groups
+ * are read, and the weight bytes read past each row's end then add nothing.
+ * ------------------------------------------------------------------------------- */
+typedef struct
+{
+    const int8_t *panel; /* 0 */
+    const int8_t *w;     /* 4: first weight row of the tile (advanced by 4 K a tile) */
+    int32_t K;           /* 8: bytes per weight row */
+    int32_t groups;      /* 12: groups of 4 along K, >= 1 */
+    int32_t tiles;       /* 16: tiles of 4 channels, >= 1 (counted down) */
+    const int32_t *init; /* 20: per channel (advanced) */
+    const int32_t *rq;   /* 24: per channel {2 mult, pre, h, sh} (cv_rq4_prep; advanced) */
+    int8_t *dst;         /* 28: row 0, channel 0 of the tile (advanced) */
+    int32_t dstride;     /* 32: bytes from one output row to the next */
+    int32_t out_off;     /* 36 */
+    int32_t act_min;     /* 40 */
+    int32_t act_max;     /* 44 */
+} cv_g4_args;
+
+/* Per channel {2 mult, pre, h, sh}: r = ((t - (t < 0)) >> pre + h) >> sh is
+   arm_nn_requantize's rounding right shift by e = -shift (pre = e >= 2, sh = e - pre,
+   h = 2^(sh - 1); no sum reaches 2^31). Returns 1 if every channel is in that mode. */
+static CV_UNUSED int32_t cv_rq4_prep(int32_t *rq, const int32_t *mult, const int32_t *shift, int32_t count)
+{
+    for (int32_t n = 0; n < count; n++, rq += 4)
+    {
+        const int32_t e = -shift[n];
+        if (mult[n] < 0 || e < 1 || e > 31)
+        {
+            return 0;
+        }
+        rq[0] = (int32_t)(2u * (uint32_t)mult[n]);
+        rq[1] = e >= 2;
+        rq[2] = 1 << (e - rq[1] - 1);
+        rq[3] = e - rq[1];
+    }
+    return 1;
+}
+
+/* The panel's bytes from K to the end of its last group, in all 4 rows. */
+CV_INLINE void cv_panel_zero_tail(int8_t *panel, int32_t K)
+{
+    const int32_t t = K & 3;
+    if (t)
+    {
+        int8_t *g = panel + 16 * (K >> 2);
+        for (int32_t r = 0; r < 4; r++)
+        {
+            for (int32_t j = t; j < 4; j++)
+            {
+                g[4 * r + j] = 0;
+            }
+        }
+    }
+}
+
+/* Position j of a group: channel c's weight (in a6) against the 4 rows (a2-a5). NEXT:
+   the next channel's weight load (fills the load-use gap before the last add). */
+#define CV_G4_CH(R0, R1, R2, R3, NEXT, LAST)                                                                           \
+    "mul a7, a2, a6\n\tadd " #R0 ", " #R0 ", a7\n\tmul a7, a3, a6\n\tadd " #R1 ", " #R1 ", a7\n\t"                      \
+    "mul a7, a4, a6\n\tadd " #R2 ", " #R2 ", a7\n\tmul a7, a5, a6\n\t" NEXT "\n\tadd " #R3 ", " #R3 ", a7\n\t"
+#define CV_G4_POS(j)                                                                                                   \
+    "lb a6, " #j "(t0)\n\tlb a2, " #j "(a0)\n\tlb a3, 4 + " #j "(a0)\n\tlb a4, 8 + " #j "(a0)\n\t"                      \
+    "lb a5, 12 + " #j "(a0)\n\t" CV_G4_CH(s0, s1, s2, s3, "lb a6, " #j "(t1)", )                                        \
+        CV_G4_CH(s4, s5, s6, s7, "lb a6, " #j "(t2)", ) CV_G4_CH(s8, s9, s10, s11, "lb a6, " #j "(ra)", )              \
+            CV_G4_CH(t3, t4, t5, t6, "", )
+/* The output stage of accumulator X: t0 = 2 mult, t1 = pre, t2 = h, ra = sh, a4 = output
+   offset, a5/a6 = activation min/max, a7 = output pointer, a3 = row step, a0 temporary;
+   the clamps branch to fix-ups at the end (labels L, L + 1; L + 2 is the store). */
+#define CV_G4_RQ(X, L)                                                                                                 \
+    "mul a0, " #X ", t0\n\tmulhsu " #X ", " #X ", t0\n\tsrli a0, a0, 31\n\tadd " #X ", " #X ", a0\n\t"                  \
+    "srai a0, " #X ", 31\n\tadd " #X ", " #X ", a0\n\tsra " #X ", " #X ", t1\n\tadd " #X ", " #X ", t2\n\t"              \
+    "sra " #X ", " #X ", ra\n\tadd " #X ", " #X ", a4\n\tblt " #X ", a5, " #L "0f\n\tblt a6, " #X ", " #L "1f\n"          \
+    #L "2:\n\tsb " #X ", 0(a7)\n\tadd a7, a7, a3\n\t"
+#define CV_G4_FIX(X, L) #L "0:\n\tmv " #X ", a5\n\tj " #L "2b\n" #L "1:\n\tmv " #X ", a6\n\tj " #L "2b\n"
+/* A channel's 4 rows: its parameters from a1 (advanced), outputs from a2 (advanced). */
+#define CV_G4_CHANNEL(R0, R1, R2, R3, L0, L1, L2, L3)                                                                  \
+    "lw t0, 0(a1)\n\tlw t1, 4(a1)\n\tlw t2, 8(a1)\n\tlw ra, 12(a1)\n\taddi a1, a1, 16\n\tmv a7, a2\n\taddi a2, a2, 1\n\t" \
+        CV_G4_RQ(R0, L0) CV_G4_RQ(R1, L1) CV_G4_RQ(R2, L2) CV_G4_RQ(R3, L3)
+
+static __attribute__((naked, noinline, noclone)) CV_UNUSED void cv_gemm4x4q(cv_g4_args *a)
+{
+    (void)a;
+    __asm__ volatile(
+        "addi sp, sp, -64\n\t"
+        "sw ra, 0(sp)\n\tsw s0, 4(sp)\n\tsw s1, 8(sp)\n\tsw s2, 12(sp)\n\tsw s3, 16(sp)\n\tsw s4, 20(sp)\n\t"
+        "sw s5, 24(sp)\n\tsw s6, 28(sp)\n\tsw s7, 32(sp)\n\tsw s8, 36(sp)\n\tsw s9, 40(sp)\n\tsw s10, 44(sp)\n\t"
+        "sw s11, 48(sp)\n\tsw a0, 52(sp)\n"
+        /* a tile: weight rows, accumulators from init */
+        "5:\n\tlw a0, 52(sp)\n\tlw t0, 4(a0)\n\tlw a1, 8(a0)\n\tadd t1, t0, a1\n\tadd t2, t1, a1\n\tadd ra, t2, a1\n\t"
+        "add a2, ra, a1\n\tsw a2, 4(a0)\n\tlw a2, 20(a0)\n\t"
+        "lw s0, 0(a2)\n\tlw s4, 4(a2)\n\tlw s8, 8(a2)\n\tlw t3, 12(a2)\n\taddi a2, a2, 16\n\tsw a2, 20(a0)\n\t"
+        "mv s1, s0\n\tmv s2, s0\n\tmv s3, s0\n\tmv s5, s4\n\tmv s6, s4\n\tmv s7, s4\n\t"
+        "mv s9, s8\n\tmv s10, s8\n\tmv s11, s8\n\tmv t4, t3\n\tmv t5, t3\n\tmv t6, t3\n\t"
+        "lw a1, 12(a0)\n\tlw a0, 0(a0)\n"
+        /* a group of 4 positions: 64 MACs */
+        "1:\n\t" CV_G4_POS(0) CV_G4_POS(1) CV_G4_POS(2) CV_G4_POS(3)
+        "addi a0, a0, 16\n\taddi t0, t0, 4\n\taddi t1, t1, 4\n\taddi t2, t2, 4\n\taddi ra, ra, 4\n\t"
+        "addi a1, a1, -1\n\tbnez a1, 1b\n\t"
+        /* the output stage */
+        "lw a0, 52(sp)\n\tlw a1, 24(a0)\n\tlw a2, 28(a0)\n\tlw a3, 32(a0)\n\tlw a4, 36(a0)\n\tlw a5, 40(a0)\n\t"
+        "lw a6, 44(a0)\n\taddi t0, a1, 64\n\tsw t0, 24(a0)\n\taddi t0, a2, 4\n\tsw t0, 28(a0)\n\t"
+        CV_G4_CHANNEL(s0, s1, s2, s3, 10, 11, 12, 13) CV_G4_CHANNEL(s4, s5, s6, s7, 14, 15, 16, 17)
+        CV_G4_CHANNEL(s8, s9, s10, s11, 18, 19, 20, 21) CV_G4_CHANNEL(t3, t4, t5, t6, 22, 23, 24, 25)
+        "lw a0, 52(sp)\n\tlw a1, 16(a0)\n\taddi a1, a1, -1\n\tsw a1, 16(a0)\n\tbnez a1, 5b\n\t"
+        "lw ra, 0(sp)\n\tlw s0, 4(sp)\n\tlw s1, 8(sp)\n\tlw s2, 12(sp)\n\tlw s3, 16(sp)\n\tlw s4, 20(sp)\n\t"
+        "lw s5, 24(sp)\n\tlw s6, 28(sp)\n\tlw s7, 32(sp)\n\tlw s8, 36(sp)\n\tlw s9, 40(sp)\n\tlw s10, 44(sp)\n\t"
+        "lw s11, 48(sp)\n\taddi sp, sp, 64\n\tret\n"
+        CV_G4_FIX(s0, 10) CV_G4_FIX(s1, 11) CV_G4_FIX(s2, 12) CV_G4_FIX(s3, 13) CV_G4_FIX(s4, 14)
+        CV_G4_FIX(s5, 15) CV_G4_FIX(s6, 16) CV_G4_FIX(s7, 17) CV_G4_FIX(s8, 18) CV_G4_FIX(s9, 19)
+        CV_G4_FIX(s10, 20) CV_G4_FIX(s11, 21) CV_G4_FIX(t3, 22) CV_G4_FIX(t4, 23) CV_G4_FIX(t5, 24)
+        CV_G4_FIX(t6, 25));
+}
+#undef CV_G4_CH
+#undef CV_G4_POS
+#undef CV_G4_RQ
+#undef CV_G4_FIX
+#undef CV_G4_CHANNEL
+
+/*
+ * cv_panel_gemm with cv_gemm4x4q for the full panels of channels in its mode: rq is
+ * cv_rq4_prep's words for the count channels, or NULL; the panel's tail must be zero.
+ */
+static CV_UNUSED void cv_panel_gemm_q(const int8_t *panel,
+                                      int32_t rows,
+                                      int32_t K,
+                                      const int8_t *w,
+                                      int32_t count,
+                                      const int32_t *init,
+                                      const int32_t *mult,
+                                      const int32_t *shift,
+                                      const int32_t *rq,
+                                      int8_t *dst,
+                                      const cv_out_params *o)
+{
+    if (rq && rows == 4 && count >= 4)
+    {
+        cv_g4_args a;
+        a.panel = panel;
+        a.w = w;
+        a.K = K;
+        a.groups = (K + 3) >> 2;
+        a.tiles = count >> 2;
+        a.init = init;
+        a.rq = rq;
+        a.dst = dst;
+        a.dstride = o->dst_stride;
+        a.out_off = o->out_off;
+        a.act_min = o->act_min;
+        a.act_max = o->act_max;
+        cv_gemm4x4q(&a);
+        const int32_t n = count & ~3;
+        if (n == count)
+        {
+            return;
+        }
+        w += n * K;
+        count -= n;
+        init += n;
+        mult += n;
+        shift += n;
+        dst += n;
+    }
+    cv_panel_gemm(panel, rows, K, w, count, init, mult, shift, dst, o);
+}
+
 #if COREV_XCV
 #include "corev_xcv.h"
 #endif

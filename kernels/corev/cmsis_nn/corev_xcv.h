@@ -471,7 +471,7 @@ static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq, const int32_t *mult, const in
  * cv_panel_gemm with the kernels above: the same arguments and outputs, and rq: the
  * channels' cv_xrq_prep words if all are mode 1 (else NULL). Full panels of such
  * channels take the fused kernel; the rest stores accumulators for cv_xstore. The
- * panel's bytes from K to the end of its last group must be zero (cv_xpanel_zero_tail).
+ * panel's bytes from K to the end of its last group must be zero (cv_panel_zero_tail, corev_nn.h).
  */
 static CV_UNUSED void cv_xpanel_gemm(const int8_t *panel,
                                      int32_t rows,
@@ -534,22 +534,6 @@ static CV_UNUSED void cv_xpanel_gemm(const int8_t *panel,
     }
 }
 
-/* Zero the panel's bytes from K to the end of its last group, in all 4 rows. */
-CV_INLINE void cv_xpanel_zero_tail(int8_t *panel, int32_t K)
-{
-    const int32_t t = K & 3;
-    if (t)
-    {
-        int8_t *g = panel + 16 * (K >> 2);
-        for (int32_t r = 0; r < 4; r++)
-        {
-            for (int32_t j = t; j < 4; j++)
-            {
-                g[4 * r + j] = 0;
-            }
-        }
-    }
-}
 
 /* ---------------------------------------------------------------------------------
  * Depthwise 3x3 along one axis: dot products over the taps.
