@@ -18,6 +18,7 @@
  * Bit-exact with the C path: the same int32 sums (padding written as -input_offset, as
  * there), arm_nn_requantize's rounding.
  */
+#define CV_WANT_GEMM 1
 #include "corev_nn.h"
 
 #if COREV_XCV

@@ -68,186 +68,6 @@ typedef struct
     int32_t W, H, C, OW, OH, sx, sy, px, py, off, out_off, act_min, act_max;
 } cv_dw3_geom;
 
-/* Pixels per ring row (words of 4 channels). */
-#define CV_DW3_RING 64
-
-/* Input row iy, pixels ix0 .. ix0 + n - 1, channels c .. c + 3, as words; pixels and rows
-   outside the input: -input_offset. */
-static void cv_dw3_fill_row(const cv_dw3_geom *g, const int8_t *input, int32_t c, int32_t iy, int32_t ix0, int32_t n,
-                            uint32_t *row)
-{
-    const uint32_t pad = 0x01010101u * (uint8_t)(int8_t)-g->off;
-    const int32_t W = g->W, C = g->C;
-    int32_t i = 0;
-    if (iy >= 0 && iy < g->H)
-    {
-        for (; i < n && ix0 + i < 0; i++)
-        {
-            row[i] = pad;
-        }
-        const int32_t end = W - ix0 < n ? W - ix0 : n;
-        const int8_t *src = input + (iy * W + ix0 + i) * C + c;
-        if ((((uintptr_t)src) & 3) == 0 && (C & 3) == 0)
-        {
-            for (; i < end; i++, src += C)
-            {
-                row[i] = *(const cv_word *)src;
-            }
-        }
-        else
-        {
-            for (; i < end; i++, src += C)
-            {
-                memcpy(&row[i], src, 4);
-            }
-        }
-    }
-    for (; i < n; i++)
-    {
-        row[i] = pad;
-    }
-}
-
-/* Output pixels ox .. of one row, 4 at a time, from the ring rows q0..q2 (at pixel ox's
-   window), for the channels of the group: per channel and kernel row the input values of
-   the 4 windows (6 with stride 1, 9 with stride 2) and 3 weights are loaded once for 12
-   MACs, the channel's requantization parameters once for 4 outputs. s: the stride (a
-   constant where inlined). Returns the first pixel not done. */
-CV_INLINE int32_t cv_dw3_strip4(const int8_t *q0,
-                                const int8_t *q1,
-                                const int8_t *q2,
-                                const int8_t *wq,
-                                const int32_t *init,
-                                const cv_rq *rq,
-                                int8_t *out,
-                                int32_t ox,
-                                int32_t ox_end,
-                                int32_t C,
-                                int32_t out_off,
-                                int32_t act_min,
-                                int32_t act_max,
-                                const int32_t s)
-{
-    for (; ox + 4 <= ox_end; ox += 4)
-    {
-        for (int32_t j = 0; j < 4; j++)
-        {
-            int32_t a = init[j], b = a, c = a, d = a;
-#define CV_DW3_PROW(q, w)                                                                                              \
-    do                                                                                                                 \
-    {                                                                                                                  \
-        const int32_t w0 = (w)[j], w1 = (w)[4 + j], w2 = (w)[8 + j];                                                   \
-        const int32_t x0 = (q)[j], x1 = (q)[4 + j], x2 = (q)[8 + j], x3 = (q)[12 + j];                                 \
-        const int32_t x4 = (q)[16 + j], x5 = (q)[20 + j];                                                              \
-        a += x0 * w0 + x1 * w1 + x2 * w2;                                                                              \
-        if (s == 1)                                                                                                    \
-        {                                                                                                              \
-            b += x1 * w0 + x2 * w1 + x3 * w2;                                                                          \
-            c += x2 * w0 + x3 * w1 + x4 * w2;                                                                          \
-            d += x3 * w0 + x4 * w1 + x5 * w2;                                                                          \
-        }                                                                                                              \
-        else                                                                                                           \
-        {                                                                                                              \
-            const int32_t x6 = (q)[24 + j], x7 = (q)[28 + j], x8 = (q)[32 + j];                                        \
-            b += x2 * w0 + x3 * w1 + x4 * w2;                                                                          \
-            c += x4 * w0 + x5 * w1 + x6 * w2;                                                                          \
-            d += x6 * w0 + x7 * w1 + x8 * w2;                                                                          \
-        }                                                                                                              \
-    } while (0)
-            CV_DW3_PROW(q0, wq);
-            CV_DW3_PROW(q1, wq + 12);
-            CV_DW3_PROW(q2, wq + 24);
-#undef CV_DW3_PROW
-            const cv_rq q = rq[j];
-            out[j] = cv_rq_out(a, q, out_off, act_min, act_max);
-            out[C + j] = cv_rq_out(b, q, out_off, act_min, act_max);
-            out[2 * C + j] = cv_rq_out(c, q, out_off, act_min, act_max);
-            out[3 * C + j] = cv_rq_out(d, q, out_off, act_min, act_max);
-        }
-        q0 += 16 * s;
-        q1 += 16 * s;
-        q2 += 16 * s;
-        out += 4 * C;
-    }
-    return ox;
-}
-
-/* One group of 4 channels (multipliers >= 0) through the ring. */
-static CV_NO_SCHED void cv_dw3_ring(const cv_dw3_geom *g,
-                                    const int8_t *input,
-                                    const int8_t *wq,
-                                    const int32_t *init,
-                                    const cv_rq *rq,
-                                    int32_t c,
-                                    int8_t *output)
-{
-    uint32_t ring[3][CV_DW3_RING];
-    const int32_t C = g->C, sx = g->sx;
-    /* Output pixels per chunk: their windows span (chunk - 1) * sx + 3 input pixels. */
-    const int32_t chunk = (CV_DW3_RING - 3) / sx + 1;
-    for (int32_t ox0 = 0; ox0 < g->OW; ox0 += chunk)
-    {
-        const int32_t ox1 = g->OW - ox0 < chunk ? g->OW : ox0 + chunk;
-        const int32_t ix0 = ox0 * sx - g->px;
-        const int32_t n = (ox1 - 1 - ox0) * sx + 3;
-        int32_t have[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-        for (int32_t oy = 0; oy < g->OH; oy++)
-        {
-            const int32_t in_h = oy * g->sy - g->py;
-            const int8_t *r[3];
-            for (int32_t ky = 0; ky < 3; ky++)
-            {
-                const int32_t iy = in_h + ky;
-                const int32_t slot = ((iy % 3) + 3) % 3;
-                if (have[slot] != iy)
-                {
-                    cv_dw3_fill_row(g, input, c, iy, ix0, n, ring[slot]);
-                    have[slot] = iy;
-                }
-                r[ky] = (const int8_t *)ring[slot];
-            }
-            const int8_t *q0 = r[0], *q1 = r[1], *q2 = r[2];
-            int8_t *out = output + (oy * g->OW + ox0) * C + c;
-            int32_t ox = ox0;
-            if (sx == 1)
-            {
-                ox = cv_dw3_strip4(q0, q1, q2, wq, init, rq, out, ox, ox1, C, g->out_off, g->act_min, g->act_max, 1);
-            }
-            else if (sx == 2)
-            {
-                ox = cv_dw3_strip4(q0, q1, q2, wq, init, rq, out, ox, ox1, C, g->out_off, g->act_min, g->act_max, 2);
-            }
-            q0 += 4 * sx * (ox - ox0);
-            q1 += 4 * sx * (ox - ox0);
-            q2 += 4 * sx * (ox - ox0);
-            out += (ox - ox0) * C;
-            for (; ox < ox1; ox++, out += C)
-            {
-                int32_t a0 = init[0], a1 = init[1], a2 = init[2], a3 = init[3];
-#define CV_DW3_RROW(q, w)                                                                                              \
-    do                                                                                                                 \
-    {                                                                                                                  \
-        a0 += (q)[0] * (w)[0] + (q)[4] * (w)[4] + (q)[8] * (w)[8];                                                     \
-        a1 += (q)[1] * (w)[1] + (q)[5] * (w)[5] + (q)[9] * (w)[9];                                                     \
-        a2 += (q)[2] * (w)[2] + (q)[6] * (w)[6] + (q)[10] * (w)[10];                                                   \
-        a3 += (q)[3] * (w)[3] + (q)[7] * (w)[7] + (q)[11] * (w)[11];                                                   \
-    } while (0)
-                CV_DW3_RROW(q0, wq);
-                CV_DW3_RROW(q1, wq + 12);
-                CV_DW3_RROW(q2, wq + 24);
-#undef CV_DW3_RROW
-                q0 += 4 * sx;
-                q1 += 4 * sx;
-                q2 += 4 * sx;
-                out[0] = cv_rq_out(a0, rq[0], g->out_off, g->act_min, g->act_max);
-                out[1] = cv_rq_out(a1, rq[1], g->out_off, g->act_min, g->act_max);
-                out[2] = cv_rq_out(a2, rq[2], g->out_off, g->act_min, g->act_max);
-                out[3] = cv_rq_out(a3, rq[3], g->out_off, g->act_min, g->act_max);
-            }
-        }
-    }
-}
-
 /* ---------------------------------------------------------------------------------
  * RV32IMC, per channel along lines (cv_dw3_lines): the map is walked along its longer
  * output axis (the "fast" one; DS-CNN's 25 x 5 maps down the columns), 3 outputs of one
@@ -372,12 +192,15 @@ typedef struct
     int32_t in_f, in_s, out_f, out_s;     /* bytes from one pixel to the next along each */
 } cv_dw3_view;
 
-/* One input line (slow index is, fast positions if0 .. if0 + n - 1) of channels c .. c + 3
-   as words; outside the input: -input_offset. */
+/* One input line (slow index is, fast positions if0 .. if0 + n - 1) of channels c ..
+   c + nc - 1 (nc <= 4) as words; outside the input: -input_offset. Word loads when the
+   pixels are word-aligned, else bytes (a last group of fewer than 4 channels, channel
+   counts that are no multiple of 4). */
 static void cv_dw3_fill_line(const cv_dw3_geom *g,
                              const cv_dw3_view *v,
                              const int8_t *input,
                              int32_t c,
+                             int32_t nc,
                              int32_t is,
                              int32_t if0,
                              int32_t n,
@@ -394,15 +217,23 @@ static void cv_dw3_fill_line(const cv_dw3_geom *g,
         const int32_t end = v->F - if0 < n ? v->F - if0 : n;
         const int8_t *src = input + is * v->in_s + (if0 + i) * v->in_f + c;
         const int32_t step = v->in_f;
-        for (; i + 2 <= end; i += 2, src += 2 * step)
+        if (nc == 4 && (((uintptr_t)src | (uintptr_t)step) & 3) == 0)
         {
-            const uint32_t a = *(const cv_word *)src, b = *(const cv_word *)(src + step);
-            line[i] = a;
-            line[i + 1] = b;
+            for (; i + 2 <= end; i += 2, src += 2 * step)
+            {
+                const uint32_t a = *(const cv_word *)src, b = *(const cv_word *)(src + step);
+                line[i] = a;
+                line[i + 1] = b;
+            }
         }
-        if (i < end)
+        for (; i < end; i++, src += step)
         {
-            line[i++] = *(const cv_word *)src;
+            uint32_t word = pad;
+            for (int32_t j = 0; j < nc; j++)
+            {
+                word = (word & ~(0xffu << (8 * j))) | (uint32_t)(uint8_t)src[j] << (8 * j);
+            }
+            line[i] = word;
         }
     }
     for (; i < n; i++)
@@ -414,8 +245,8 @@ static void cv_dw3_fill_line(const cv_dw3_geom *g,
 /* Words of input lines (4 channels a pixel) on the stack for cv_dw3_lines. */
 #define CV_DW3_BAND 512
 
-/* One group of 4 channels, every channel in the kernels' requantization mode, C a
-   multiple of 4 and the input word-aligned. Input lines (padded) go into a band on the
+/* One group of nc <= 4 channels, every channel in the kernels' requantization mode.
+   Input lines (padded) go into a band on the
    stack, as many as it holds; one kernel call per channel then does the band's output
    lines. args[j]: channel j's weights and output stage (pointers and counts set here).
    Lines longer than a third of the band go in chunks. */
@@ -424,6 +255,7 @@ static CV_NO_SCHED void cv_dw3_lines(const cv_dw3_geom *g,
                                      const int8_t *input,
                                      cv_dw3_args *args,
                                      int32_t c,
+                                     int32_t nc,
                                      int8_t *output)
 {
     uint32_t band[CV_DW3_BAND];
@@ -444,10 +276,10 @@ static CV_NO_SCHED void cv_dw3_lines(const cv_dw3_geom *g,
             const int32_t is0 = os0 * sS - v->pS;
             for (int32_t i = 0; i < nl; i++)
             {
-                cv_dw3_fill_line(g, v, input, c, is0 + i, if0, n, band + i * n);
+                cv_dw3_fill_line(g, v, input, c, nc, is0 + i, if0, n, band + i * n);
             }
             int8_t *out = output + os0 * v->out_s + of0 * v->out_f + c;
-            for (int32_t j = 0; j < 4; j++)
+            for (int32_t j = 0; j < nc; j++)
             {
                 cv_dw3_args *a = &args[j];
                 a->p0 = (const int8_t *)band + j;
@@ -460,7 +292,24 @@ static CV_NO_SCHED void cv_dw3_lines(const cv_dw3_geom *g,
                 a->nlines = nb;
                 a->padv = 4 * n * sS;
                 a->dadv = v->out_s;
-                if (sF == 1)
+                if (a->pre < 0)
+                {
+                    for (int32_t l = 0; l < nb; l++)
+                    {
+                        for (int32_t o = 0; o < nf; o++)
+                        {
+                            int32_t acc = a->init;
+                            for (int32_t r = 0; r < 3; r++)
+                            {
+                                const int8_t *x = a->p0 + 4 * n * (l * sS + r) + 4 * sF * o;
+                                acc += x[0] * a->w[3 * r] + x[4] * a->w[3 * r + 1] + x[8] * a->w[3 * r + 2];
+                            }
+                            a->dst[l * v->out_s + o * v->out_f] = cv_rq_out_any(
+                                acc, (int32_t)a->m2, a->sh, a->out_off, a->act_min, a->act_max);
+                        }
+                    }
+                }
+                else if (sF == 1)
                 {
                     cv_dw3_s1(a);
                 }
@@ -473,8 +322,9 @@ static CV_NO_SCHED void cv_dw3_lines(const cv_dw3_geom *g,
     }
 }
 
-/* The group's arguments for cv_dw3_lines; 0 if a channel's requantization is not the
-   kernels' mode (multiplier >= 0, shift in [-31, -1]). */
+/* The group's arguments for cv_dw3_lines (a channel whose requantization is not the
+   kernels' mode, multiplier >= 0 and shift in [-31, -1], is marked pre = -1 and done in
+   C). Returns 1. */
 static int32_t cv_dw3_prep(const cv_dw3_geom *g,
                            int32_t vertical,
                            const int8_t *kernel,
@@ -482,16 +332,13 @@ static int32_t cv_dw3_prep(const cv_dw3_geom *g,
                            const int32_t *mult,
                            const int32_t *shift,
                            int32_t c,
+                           int32_t nc,
                            cv_dw3_args *args)
 {
     const int32_t C = g->C;
-    for (int32_t j = 0; j < 4; j++)
+    for (int32_t j = 0; j < nc; j++)
     {
         const int32_t m = mult[c + j], sft = shift[c + j];
-        if (m < 0 || sft > -1 || sft < -31)
-        {
-            return 0;
-        }
         cv_dw3_args *a = &args[j];
         int32_t sum = 0;
         for (int32_t ky = 0; ky < 3; ky++)
@@ -504,12 +351,22 @@ static int32_t cv_dw3_prep(const cv_dw3_geom *g,
             }
         }
         a->init = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)sum * (uint32_t)g->off);
+        a->out_off = g->out_off;
+        if (m < 0 || sft > -1 || sft < -31)
+        {
+            /* not the kernel's requantization mode: this channel in C (pre < 0) */
+            a->m2 = (uint32_t)m;
+            a->pre = -1;
+            a->sh = sft;
+            a->act_min = g->act_min;
+            a->act_max = g->act_max;
+            continue;
+        }
         const int32_t e = -sft;
         a->m2 = 2u * (uint32_t)m;
         a->pre = e >= 2;
         a->sh = e - a->pre;
         a->h = 1 << (a->sh - 1);
-        a->out_off = g->out_off;
         a->act_min = g->act_min;
         a->act_max = g->act_max;
     }
@@ -768,16 +625,15 @@ arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
     {
         return ARM_CMSIS_NN_ARG_ERROR;
     }
-    /* Padding written as -input_offset contributes nothing only if that is an int8
-       value: always, for the offsets of int8 zero points. */
-    const int32_t ring_ok = g.px >= 0 && g.sx >= 1 && g.off >= -127 && g.off <= 128;
 #if COREV_XCV
     if (cv_xdw3x3(&g, input, kernel, bias, mult, shift, output))
     {
         return ARM_CMSIS_NN_SUCCESS;
     }
-#else
-    /* Lines along the longer output axis (with stride 1 or 2 along it). */
+#endif
+    /* Lines along the longer output axis (with stride 1 or 2 along it); padding written
+       as -input_offset contributes nothing only if that is an int8 value: always, for
+       the offsets of int8 zero points. */
     const int32_t ok_h = g.sx == 1 || g.sx == 2, ok_v = g.sy == 1 || g.sy == 2;
     const int32_t vertical = ok_v && (!ok_h || g.OH > g.OW);
     cv_dw3_view view;
@@ -793,49 +649,22 @@ arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
     view.in_s = vertical ? C : g.W * C;
     view.out_f = vertical ? g.OW * C : C;
     view.out_s = vertical ? C : g.OW * C;
-    const int32_t lines_ok = ring_ok && (ok_h || ok_v) && g.py >= 0 && g.py <= 1 && (C & 3) == 0 &&
-                             ((uintptr_t)input & 3) == 0;
-#endif
+    const int32_t lines_ok = (ok_h || ok_v) && g.px >= 0 && g.py >= 0 && g.py <= 1 && g.off >= -127 &&
+                             g.off <= 128;
 
     for (int32_t c = 0; c < C; c += 4)
     {
         const int32_t n = C - c < 4 ? C - c : 4;
-        int32_t any_neg = 0;
-        for (int32_t j = 0; j < n; j++)
-        {
-            any_neg |= mult[c + j] < 0;
-        }
-#if !COREV_XCV
-        if (n == 4 && lines_ok)
+        if (lines_ok)
         {
             cv_dw3_args args[4];
-            if (cv_dw3_prep(&g, vertical, kernel, bias, mult, shift, c, args))
+            if (cv_dw3_prep(&g, vertical, kernel, bias, mult, shift, c, n, args))
             {
-                cv_dw3_lines(&g, &view, input, args, c, output);
+                cv_dw3_lines(&g, &view, input, args, c, n, output);
                 continue;
             }
         }
-#endif
-        if (n == 4 && !any_neg && ring_ok)
-        {
-            int8_t wq[36] __attribute__((aligned(4)));
-            int32_t init[4];
-            cv_rq rq[4];
-            for (int32_t j = 0; j < 4; j++)
-            {
-                int32_t s = 0;
-                for (int32_t t = 0; t < 9; t++)
-                {
-                    const int8_t v = kernel[t * C + c + j];
-                    wq[4 * t + j] = v;
-                    s += v;
-                }
-                init[j] = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)s * (uint32_t)g.off);
-                rq[j] = cv_rq_make(mult[c + j], shift[c + j]);
-            }
-            cv_dw3_ring(&g, input, wq, init, rq, c, output);
-            continue;
-        }
+        /* other requantization parameters, strides or offsets: one pixel at a time */
         int8_t *out = output + c;
         for (int32_t oy = 0; oy < g.OH; oy++)
         {

@@ -16,6 +16,9 @@
  *
  * Bit-exact with the C path: the same int32 sums, arm_nn_requantize's rounding.
  */
+#define CV_WANT_GEMM 1
+#define CV_WANT_FC 1
+#define CV_WANT_ROWS 1
 #include "corev_nn.h"
 
 #if COREV_XCV
@@ -108,6 +111,32 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
         for (int32_t m = 0; m < lhs_rows; m += 4)
         {
             const int32_t rows = lhs_rows - m < 4 ? lhs_rows - m : 4;
+#if COREV_XCV
+            const int32_t by_rows = rows < 4;
+#else
+            /* (the int16 copy of each row pays off from about 12 channels on) */
+            const int32_t by_rows = rows < 4 && (rows == 1 || count >= 12);
+#endif
+            if (by_rows)
+            {
+                /* the last 1 to 3 rows one at a time (fully connected kernels), where the
+                   panel kernels would compute 4 */
+                int32_t acc[CV_MM_NBLK];
+                for (int32_t r = 0; r < rows; r++, row += lhs_cols_offset, out += rhs_rows)
+                {
+#if COREV_XCV
+                    cv_xrow_dots(row, K, w, count, init, acc);
+#else
+                    cv_row_dots(row, K, w, count, init, acc);
+#endif
+                    for (int32_t n = 0; n < count; n++)
+                    {
+                        out[n] = cv_rq_out_any(acc[n], dst_multipliers[nb + n], dst_shifts[nb + n], dst_offset,
+                                               activation_min, activation_max);
+                    }
+                }
+                break;
+            }
             for (int32_t r = 0; r < rows; r++)
             {
                 cv_panel_put(panel, r, 0, row, K);

@@ -1080,4 +1080,54 @@ CV_INLINE uint32_t cv_xadd_b(uint32_t a, uint32_t b)
     return r;
 }
 
+/*
+ * Dot products of one row x (int8, K) with `count` weight rows (K apart): acc[n] =
+ * init[n] + x . w_n (cv_row_dots with the SIMD fully connected kernels: 8 rows, then 4,
+ * then one at a time; the last K % 4 values in C).
+ */
+static CV_UNUSED void cv_xrow_dots(const int8_t *x, int32_t K, const int8_t *w, int32_t count, const int32_t *init,
+                                   int32_t *acc)
+{
+    const int32_t groups = K >> 2, k4 = K & ~3;
+    const uint32_t *xv = (const uint32_t *)(const void *)x;
+    int32_t r8[8];
+    for (int32_t n = 0; n < count;)
+    {
+        int32_t nr;
+        if (groups && count - n >= 8)
+        {
+            cv_xfc8(xv, w, K, groups, r8);
+            nr = 8;
+        }
+        else if (groups && count - n >= 4)
+        {
+            cv_xfc4s(xv, w, K, groups, r8);
+            nr = 4;
+        }
+        else
+        {
+            if (groups)
+            {
+                cv_xfc4s(xv, w, 0, groups, r8);
+            }
+            else
+            {
+                r8[0] = 0;
+            }
+            nr = 1;
+        }
+        for (int32_t j = 0; j < nr; j++)
+        {
+            int32_t a = init[n + j] + r8[j];
+            for (int32_t k = k4; k < K; k++)
+            {
+                a += x[k] * w[j * K + k];
+            }
+            acc[n + j] = a;
+        }
+        n += nr;
+        w += nr * K;
+    }
+}
+
 #endif
