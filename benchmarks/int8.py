@@ -23,6 +23,17 @@ isa=rv32imc_xcv, both run on the PULP testbench (--pulp-verilator PATH, else
 `scons testbench-pulp` builds it into build/testbench/pulp from core_v_verif= and
 cv32e40p=): execute cycles of both, MACs per cycle, the speed-up, text sizes, and whether
 the two print the same outputs.
+
+--layers adds a table per network (and per ISA, with --xcv): each kernel call of one
+execution with its operator, shape, MACs, cycles, MACs per cycle and share of execute,
+then the shares of execute in MAC kernels (convolutions, depthwise, linear: their
+requantization and im2col included), in the other kernels (quantize, dequantize, add,
+pooling) and in the runtime between them (execute without a profiler minus the kernels).
+The cycles are the kernel events (native_call_<op>) of a profile=etdump build on the same
+testbench, read with ExecuTorch's Inspector (the export extra): profile=1 counts the same
+events, but sums them per operator.
+
+--network NAME (repeatable) measures only those networks.
 """
 
 import argparse
@@ -56,8 +67,11 @@ def execute_counts(output):
 
 
 def run_set(build_dir, directory, options):
-    return execute_counts(scons(build_dir, "model=%s" % directory, "run", "timeout=3600",
-                                *options))
+    models = ",".join(str(directory / ("%s.pte" % name)) for name in NETWORKS)
+    out = scons(build_dir, "model=%s" % models, "run", "timeout=3600", *options)
+    if len(NETWORKS) == 1:                      # one model prints no summary table
+        return {NETWORKS[0]: int(re.search(r"^Cycles execute: (\d+)$", out, re.M).group(1))}
+    return execute_counts(out)
 
 
 def run_each(build_dir, options):
@@ -73,20 +87,108 @@ def run_each(build_dir, options):
     return found
 
 
-def pulp_testbench(given):
-    """The PULP testbench: given, or built by `scons testbench-pulp` (default build_dir)."""
+MAC_OPERATORS = ("cortex_m::quantized_conv2d.out", "cortex_m::quantized_depthwise_conv2d.out",
+                 "cortex_m::quantized_linear.out", "cortex_m::quantized_batch_matmul.out")
+
+
+def _short(op):
+    """cortex_m::quantized_conv2d.out -> quantized_conv2d"""
+    return op.split("::", 1)[-1].rsplit(".", 1)[0]
+
+
+def _hwc(sizes):
+    """NCHW sizes as HxWxC (or the sizes as they are)."""
+    if sizes is not None and len(sizes) == 4:
+        return "%dx%dx%d" % (sizes[2], sizes[3], sizes[1])
+    return "x".join(map(str, sizes or ()))
+
+
+def layer_shape(op, sizes):
+    """A kernel call's shape, as a reader of the table wants it: in -> out, the kernel."""
+    out = sizes[-1]
+    if op == "cortex_m::quantized_conv2d.out":          # weight OHWI
+        return "%s %dx%d -> %s" % (_hwc(sizes[0]), sizes[1][1], sizes[1][2], _hwc(out))
+    if op == "cortex_m::quantized_depthwise_conv2d.out":   # weight 1HWO
+        return "%s dw %dx%d -> %s" % (_hwc(sizes[0]), sizes[1][1], sizes[1][2], _hwc(out))
+    if op == "cortex_m::quantized_linear.out":
+        return "%d -> %d" % (sizes[1][-1], sizes[1][0])
+    return "%s -> %s" % (_hwc(sizes[0]), _hwc(out))
+
+
+def etdump_kernels(path):
+    """Cycles of each kernel call of one execution, in execution order: the
+    registration's native_call_<op> events of the ETDump (the kernel alone, as
+    profile=1's `kernel` records count it), read with ExecuTorch's Inspector."""
+    import warnings
+    warnings.simplefilter("ignore")
+    try:
+        from executorch.devtools import Inspector
+        from executorch.devtools.inspector import TimeScale
+    except ImportError:
+        raise Failed("--layers reads the ETDump with ExecuTorch's Inspector: ./setup.sh --export")
+    inspector = Inspector(etdump_path=str(path), source_time_scale=TimeScale.CYCLES,
+                          target_time_scale=TimeScale.CYCLES)
+    block = next(b for b in inspector.event_blocks if b.name == "Execute")
+    events = sorted(block.events, key=lambda e: e.start_time[0])
+    return [(e.name[len("native_call_"):], int(e.perf_data.raw[0]))
+            for e in events if e.name.startswith("native_call_")]
+
+
+def layer_tables(build_dir, options, executes, where):
+    """{network: (rows, summary)}: per kernel call of one execution its cycles from a
+    profile=etdump build on the testbench (options name it), beside its shape and MACs
+    from the program; executes: {network: execute cycles of the build without a
+    profiler} (for the runtime's share: execute minus the kernels)."""
+    tables = {}
+    for name in NETWORKS:
+        scons(build_dir, "model=%s" % (TINY / ("%s.pte" % name)), "run", "timeout=3600",
+              "profile=etdump", *options)
+        etdp = next(Path(build_dir).glob("*-etdump/%s/executor_runner.etdp" % name))
+        measured = etdump_kernels(etdp)
+        calls = pte.read_pte(TINY / ("%s.pte" % name)).methods[0].kernel_calls
+        if [_short(op) for op, _ in calls] != [_short(op) for op, _ in measured]:
+            raise Failed("%s: the ETDump's kernel events are not the program's kernel calls"
+                         % name)
+        execute = executes[name]
+        rows = [("#", "operator", "shape", "MACs", "cycles", "MAC/cycle", "share")]
+        mac_cycles = other = 0
+        for i, ((op, sizes), (_, cycles)) in enumerate(zip(calls, measured)):
+            count = macs.call_macs(op, sizes)
+            if op in MAC_OPERATORS:
+                mac_cycles += cycles
+            else:
+                other += cycles
+            rows.append((str(i), _short(op), layer_shape(op, sizes),
+                         "{:,}".format(count) if count else "",
+                         "{:,}".format(cycles), "%.3f" % (count / cycles) if count else "",
+                         "%.1f %%" % (100.0 * cycles / execute)))
+        runtime = execute - mac_cycles - other
+        summary = ("execute %s cycles: MAC kernels %.1f %%, other kernels %.1f %%, runtime "
+                   "%.1f %%" % ("{:,}".format(execute), 100.0 * mac_cycles / execute,
+                                100.0 * other / execute, 100.0 * runtime / execute))
+        tables[name] = (rows, summary)
+        print("\n%s, %s: %s" % (name, where, summary))
+        print_table(rows)
+        sys.stdout.flush()
+    return tables
+
+
+def testbench(variant, given):
+    """A testbench variant's model: given, or built by `scons testbench-VARIANT` (default
+    build_dir) from core_v_verif= and cv32e40p=."""
     if given:
         return given
-    proc = subprocess.run([sys.executable, "-m", "SCons", "-Q", "testbench-pulp"], cwd=REPO,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.run([sys.executable, "-m", "SCons", "-Q", "testbench-%s" % variant],
+                          cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if proc.returncode:
-        raise Failed("scons testbench-pulp failed (core_v_verif= and cv32e40p= set?):\n%s"
-                     % "\n".join(proc.stdout.splitlines()[-10:]))
-    return str(REPO / "build" / "testbench" / "pulp" / "Vtb_top_verilator")
+        raise Failed("scons testbench-%s failed (core_v_verif= and cv32e40p= set?):\n%s"
+                     % (variant, "\n".join(proc.stdout.splitlines()[-10:])))
+    return str(REPO / "build" / "testbench" / variant / "Vtb_top_verilator")
 
 
 def xcv_table(tmp, model, options):
-    """Rows of the CORE-V extension table: rv32imc and rv32imc_xcv on one PULP testbench."""
+    """Rows of the CORE-V extension table: rv32imc and rv32imc_xcv on one PULP testbench;
+    and {network: _xcv execute cycles}."""
     on_pulp = ["board=cv32e40p", "verilator_model=%s" % model] + options
     plain = run_each(tmp / "pulp-rv32imc", ["isa=rv32imc"] + on_pulp)
     xcv = run_each(tmp / "pulp-xcv", ["isa=rv32imc_xcv"] + on_pulp)
@@ -99,7 +201,7 @@ def xcv_table(tmp, model, options):
                      "%.3f" % (count / b), "%.2fx" % (a / b),
                      "{:,}".format(footprint(elf_a)[0]), "{:,}".format(footprint(elf_b)[0]),
                      "yes" if out_a == out_b and out_a else "NO"))
-    return rows
+    return rows, {name: cycles for name, (cycles, _, _) in xcv.items()}
 
 
 def print_table(rows):
@@ -148,6 +250,7 @@ def footprint(elf):
 
 
 def main(argv=None):
+    global NETWORKS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--toolchain", default="", help="toolchain= (default: the build's)")
     parser.add_argument("--corev-kernels", type=int, default=1, choices=(0, 1),
@@ -161,9 +264,16 @@ def main(argv=None):
                         "testbench-pulp builds it)")
     parser.add_argument("--only-int8", action="store_true",
                         help="skip the decomposed baseline (QEMU, 1.5 minutes)")
+    parser.add_argument("--layers", action="store_true",
+                        help="add a per-layer table of each network (profile=etdump on the "
+                        "testbench)")
+    parser.add_argument("--network", action="append", choices=NETWORKS,
+                        help="measure only this network (repeatable)")
     args = parser.parse_args(argv)
+    NETWORKS = tuple(args.network or NETWORKS)
     user = settings.read()
-    verilator = None if args.no_verilator else (args.verilator or user.get("verilator_model"))
+    verilator = None if args.no_verilator else (args.verilator or user.get("verilator_model")
+                                                or testbench("plain", None))
     et_root = user.get("executorch")
     common = ["isa=%s" % args.isa] + (["toolchain=%s" % args.toolchain] if args.toolchain else [])
     int8 = common + ["corev_kernels=%d" % args.corev_kernels]
@@ -181,6 +291,12 @@ def main(argv=None):
             runs = run_each(tmp / "rtl", ["board=cv32e40p", "verilator_model=%s" % verilator]
                             + int8)
             rtl = {name: cycles for name, (cycles, _, _) in runs.items()}
+        layers = {}
+        if args.layers and verilator:
+            where = "%s on the plain testbench" % args.isa
+            layers[where] = layer_tables(
+                tmp / "layers", ["board=cv32e40p", "verilator_model=%s" % verilator] + int8,
+                rtl, where)
         rows = [("network", "MACs", "QEMU int8", "QEMU decomposed", "ratio",
                  "CV32E40P cycles", "MACs/cycle", "text", "rodata", "RAM", "planned",
                  "scratch", "method pool")]
@@ -206,8 +322,16 @@ def main(argv=None):
                 "{:,}".format(planned),
                 "{:,}".format(scratch_bytes(program, et_root)) if et_root else "-",
                 "{:,}".format(method_pool)))
-        xcv = xcv_table(tmp, pulp_testbench(args.pulp_verilator),
-                        ["corev_kernels=1"] + common[1:]) if args.xcv else None
+        xcv = None
+        if args.xcv:
+            pulp = testbench("pulp", args.pulp_verilator)
+            xcv, xcv_cycles = xcv_table(tmp, pulp, ["corev_kernels=1"] + common[1:])
+            if args.layers:
+                where = "rv32imc_xcv on the PULP testbench"
+                layers[where] = layer_tables(
+                    tmp / "layers-xcv", ["board=cv32e40p", "verilator_model=%s" % pulp,
+                                         "isa=rv32imc_xcv", "corev_kernels=1"] + common[1:],
+                    xcv_cycles, where)
     print_table(rows)
     print("\nQEMU: instructions of Method::execute (mcycle under -icount). CV32E40P: its "
           "execute cycles on the testbench. Sizes in bytes, of the board=qemu image; "
@@ -218,6 +342,9 @@ def main(argv=None):
               "of the board=cv32e40p image; same outputs: every printed value equal.")
         if any(row[-1] != "yes" for row in xcv[1:]):
             raise Failed("rv32imc and rv32imc_xcv print different outputs")
+    if layers:
+        print("\nPer layer: cycles of each kernel call (the kernel event of a "
+              "profile=etdump build); share: of execute without a profiler.")
     return 0
 
 

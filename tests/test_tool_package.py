@@ -99,6 +99,15 @@ def test_own_project_builds_with_the_installed_package(et_root, tmp_path):
                              capture_output=True, text=True, cwd=tmp_path)
     assert install.returncode == 0, install.stdout + install.stderr
     assert _checkout_files(REPO) - before == set()
+    # Every kernel directory of the checkout ships, with all its files (a directory left
+    # out of pyproject.toml's force-include would be missing from the package).
+    data = next(venv.glob("lib/python*/site-packages/etcorev/_data/kernels"))
+    for directory in sorted(p for p in (REPO / "kernels").iterdir() if p.is_dir()):
+        files = sorted(str(f.relative_to(directory)) for f in directory.rglob("*")
+                       if f.is_file() and "__pycache__" not in f.parts)
+        shipped = sorted(str(f.relative_to(data / directory.name))
+                         for f in (data / directory.name).rglob("*") if f.is_file())
+        assert shipped == files, directory.name
     project = tmp_path / "own_project"              # outside the checkout
     shutil.copytree(REPO / "examples" / "own_project", project)
     env = dict(os.environ, PATH="%s:%s" % (venv / "bin", os.environ["PATH"]),

@@ -3,7 +3,9 @@ CMSIS-NN's own C on the same seeded inputs (tests/fixtures/xcv_kernels/main.c: o
 channel counts that are not multiples of 4, strides, dilation, padding, batches, and in a
 second pass requantization parameters off the quantizers' fast paths):
 
-- the RV32IMC kernels on QEMU (CMSIS-NN tree needed);
+- the RV32IMC kernels on QEMU (CMSIS-NN tree needed), and the quantize kernels'
+  float32 <-> int8 arithmetic (kernels/corev/corev_quant.h) against the expressions of
+  ExecuTorch's kernels;
 - the CORE-V extension kernels (isa=rv32imc_xcv) on the PULP testbench, which `scons run`
   builds from the user's core-v-verif and cv32e40p checkouts;
 - (MLPerf Tiny's networks with isa=rv32imc_xcv on that testbench, against their
@@ -22,6 +24,7 @@ from sconsrun import NO_CHECKOUTS, REPO, scons, checkouts_for_testbench
 
 FIXTURE = REPO / "tests" / "fixtures" / "xcv_kernels"
 KERNELS = REPO / "kernels" / "corev" / "cmsis_nn"
+QUANT = REPO / "kernels" / "corev" / "corev_quant.h"
 SUMMARY = re.compile(r"^xcv_kernels: (\d+) cases, (\d+) mismatching bytes$", re.M)
 
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
@@ -33,11 +36,13 @@ needs_checkouts = pytest.mark.skipif(checkouts_for_testbench() is None, reason=N
 def harness(cmsis_nn, tmp_path_factory):
     """The fixture's app directory: its files, cmsis/ with CMSIS-NN's headers and sources
     side by side (the ref_*.c files include them under other names), and corev/ with
-    kernels/corev/cmsis_nn and CMSIS-NN's headers (our kernels include them by name)."""
+    kernels/corev/cmsis_nn, kernels/corev/corev_quant.h (the quantize kernels'
+    arithmetic) and CMSIS-NN's headers (our kernels include them by name)."""
     app = tmp_path_factory.mktemp("apps") / "xcv_kernels"
     shutil.copytree(FIXTURE, app)
     include, source = Path(cmsis_nn) / "Include", Path(cmsis_nn) / "Source"
-    for part, kernels in (("cmsis", source.rglob("*.c")), ("corev", KERNELS.iterdir())):
+    for part, kernels in (("cmsis", source.rglob("*.c")),
+                          ("corev", list(KERNELS.iterdir()) + [QUANT])):
         shutil.copytree(include, app / part)
         for path in kernels:
             shutil.copy(path, app / part / path.name)

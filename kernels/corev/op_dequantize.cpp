@@ -7,6 +7,7 @@
  * an FPU by fcvt.s.w and fmul.s. A scale that is zero, subnormal, infinite or NaN, or
  * a zero point beyond +-255, takes the float expression. Other dtypes: the quantized library's kernel.
  */
+#include "corev_quant.h"
 #include "corev_util.h"
 #include "portable_fallback.h"
 
@@ -78,6 +79,23 @@ COREV_HOT void dequantize(const T* in, float* out, size_t n, int32_t zero_point,
 #if COREV_SOFT_FLOAT
   const uint32_t us = util::bits(scale);
   const uint32_t es = (us >> 23) & 0xff;
+  if (__builtin_expect(es - 1u < 254u, 1)) {
+    // |q - zero_point| < 256 for every q: one 32-bit multiply an element
+    // (corev_quant.h), or a table of the 256 results for large tensors.
+    uint32_t table[256];
+    if (sizeof(T) == 1 && (T)-1 < 0 && zero_point >= -128 && zero_point <= 127) {
+      cv_dequantize_s8(reinterpret_cast<const int8_t*>(in),
+                       reinterpret_cast<uint32_t*>(out), (int32_t)n, scale,
+                       zero_point, table);
+      return;
+    }
+    if ((T)-1 > 0 && zero_point >= 0 && zero_point <= 255) {
+      cv_dequantize_u8(reinterpret_cast<const uint8_t*>(in),
+                       reinterpret_cast<uint32_t*>(out), (int32_t)n, scale,
+                       zero_point, table);
+      return;
+    }
+  }
   if (__builtin_expect(es - 1u < 254u && zero_point >= -255 && zero_point <= 255, 1)) {
     const uint32_t ms = (us & 0x7fffff) | 0x800000;
     const uint32_t sign = us & 0x80000000u;

@@ -2,15 +2,16 @@
  * quantized_decomposed::quantize_per_tensor.out for the CORE-V core: float32 to
  * int8 (Char) or uint8 (Byte), in and out with one dim order. The quantized
  * library's arithmetic, q = clamp(zero_point + nearbyint(float(inv_scale * x))),
- * inv_scale = 1.0f / float(scale), is reproduced bit for bit: without an FPU on the
- * bits (the product rounded to float, then to an integer, ties to even, in integer
- * arithmetic); with an FPU by fmul.s and a round-to-nearest-even conversion.
+ * inv_scale = 1.0f / float(scale), is reproduced bit for bit: without an FPU in
+ * integer arithmetic (corev_quant.h: one 32-bit multiply an element, the exact
+ * product near a tie); with an FPU by fmul.s and a round-to-nearest-even conversion.
  * NaN, infinities, subnormal inputs and out-of-range products take the library's
  * float expression. Other dtypes: the quantized library's kernel.
  */
 #include <algorithm>
 #include <cmath>
 
+#include "corev_quant.h"
 #include "corev_util.h"
 #include "portable_fallback.h"
 
@@ -36,74 +37,13 @@ int32_t quantize_generic(float inv_scale, int32_t zero_point, float x) {
   return zero_point + static_cast<int32_t>(r);
 }
 
-#if COREV_SOFT_FLOAT
-/// nearbyint(float(inv_scale * x)) for normal or zero x; false when it cannot
-/// say (subnormal, inf, NaN, |result| >= 2^30).
-COREV_INLINE bool round_product(uint32_t ms, int32_t es, uint32_t ux, int32_t* q) {
-  const uint32_t ex = (ux >> 23) & 0xff;
-  if (ex - 1u >= 254u) {
-    if ((ux << 1) == 0) {
-      *q = 0;
-      return true;
-    }
-    return false;
-  }
-  const uint64_t p = (uint64_t)(((ux & 0x7fffff) | 0x800000)) * ms;  // 2^46..2^48
-  // p * 2^(ex + es - 300): first rounded to 24 bits (float), then to an integer.
-  const int32_t top = (p >> 47) ? 47 : 46;
-  const int32_t drop = top - 23;  // 23 or 24 bits
-  uint32_t m = (uint32_t)(p >> drop);
-  const uint32_t rest = (uint32_t)p & ((1u << drop) - 1);
-  const uint32_t half = 1u << (drop - 1);
-  if (rest > half || (rest == half && (m & 1))) {
-    ++m;  // may reach 2^24: still exact
-  }
-  const int32_t e = (int32_t)ex + es - 300 + drop;  // value = m * 2^e
-  int32_t r;
-  if (e >= 0) {
-    if (e > 5) {
-      return false;  // >= 2^28
-    }
-    r = (int32_t)(m << e);
-  } else if (e < -25) {
-    r = 0;  // < 2^-1
-  } else {
-    const int32_t sh = -e;
-    r = (int32_t)(m >> sh);
-    const uint32_t rem = m & ((1u << sh) - 1);
-    const uint32_t h = 1u << (sh - 1);
-    if (rem > h || (rem == h && (r & 1))) {
-      ++r;
-    }
-  }
-  *q = (int32_t)ux < 0 ? -r : r;  // ux carries the sign of the product
-  return true;
-}
-#endif
 
 template <typename T>
 COREV_HOT void quantize(const float* in, T* out, size_t n, float inv_scale,
                         int32_t zero_point, int32_t qmin, int32_t qmax) {
 #if COREV_SOFT_FLOAT
-  const uint32_t us = util::bits(inv_scale);
-  const uint32_t es_biased = (us >> 23) & 0xff;
-  const bool scale_ok = es_biased - 1u < 254u;
-  const uint32_t ms = (us & 0x7fffff) | 0x800000;
-  const uint32_t sign = us & 0x80000000u;
-  const int32_t es = (int32_t)es_biased;
-  const uint32_t* x = reinterpret_cast<const uint32_t*>(in);
-  for (size_t i = 0; i < n; ++i) {
-    int32_t r;
-    int32_t q;
-    if (scale_ok && round_product(ms, es, x[i] ^ sign, &r)) {
-      q = zero_point + r;
-    } else {
-      q = quantize_generic(inv_scale, zero_point, in[i]);
-    }
-    q = q < qmin ? qmin : q;
-    q = q > qmax ? qmax : q;
-    out[i] = (T)q;
-  }
+  cv_quantize(in, reinterpret_cast<uint8_t*>(out), (int32_t)n, inv_scale, zero_point,
+              qmin, qmax, quantize_generic);
 #else
   for (size_t i = 0; i < n; ++i) {
     const float v = inv_scale * in[i];

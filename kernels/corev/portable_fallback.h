@@ -3,7 +3,8 @@
  * for the cases they do not cover. The build compiles each chosen operator's
  * portable source beside ours, with the same dtype selection, without registering
  * it; these declarations match the definitions in
- * kernels/portable/cpu/op_<name>.cpp and kernels/quantized/cpu/op_(de)quantize.cpp.
+ * kernels/portable/cpu/op_<name>.cpp, kernels/quantized/cpu/op_(de)quantize.cpp and
+ * backends/cortex_m/ops/op_(de)quantize_per_tensor.cpp.
  */
 #pragma once
 
@@ -60,10 +61,28 @@ COREV_T& dequantize_per_tensor_out(
     int64_t quant_min, int64_t quant_max, executorch::aten::ScalarType dtype,
     std::optional<executorch::aten::ScalarType> out_dtype, COREV_T& out);
 
-#undef COREV_T
-#undef COREV_INTS
-#undef COREV_CTX
-
 }  // namespace native
 }  // namespace executor
 }  // namespace torch
+
+// backends/cortex_m/ops/op_quantize_per_tensor.cpp and op_dequantize_per_tensor.cpp
+// (for kernels/corev_cortex_m)
+namespace cortex_m {
+namespace native {
+
+COREV_T& quantize_per_tensor_out(COREV_CTX& ctx, const COREV_T& input, double scale,
+                                 int64_t zero_point, int64_t quant_min,
+                                 int64_t quant_max, executorch::aten::ScalarType dtype,
+                                 COREV_T& out);
+
+COREV_T& dequantize_per_tensor_out(COREV_CTX& ctx, const COREV_T& input, double scale,
+                                   int64_t zero_point, int64_t quant_min,
+                                   int64_t quant_max,
+                                   executorch::aten::ScalarType dtype, COREV_T& out);
+
+}  // namespace native
+}  // namespace cortex_m
+
+#undef COREV_T
+#undef COREV_INTS
+#undef COREV_CTX

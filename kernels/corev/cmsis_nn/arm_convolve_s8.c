@@ -18,6 +18,7 @@
  * Bit-exact with the C path: the same int32 sums (padding written as -input_offset, as
  * there), arm_nn_requantize's rounding.
  */
+#define CV_WANT_GEMM 1
 #include "corev_nn.h"
 
 #if COREV_XCV
@@ -100,9 +101,11 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
     int32_t init[CV_CONV_NBLK];
 #if COREV_XCV
     uint32_t rq_words[2 * CV_CONV_NBLK];
-    /* The SIMD kernel reads whole groups of 4: the panel's bytes past K are zeros. */
-    cv_xpanel_zero_tail(panel, K);
+#else
+    int32_t rq_words[4 * CV_CONV_NBLK];
 #endif
+    /* The kernels read whole groups of 4: the panel's bytes past K are zeros. */
+    cv_panel_zero_tail(panel, K);
 
     for (int32_t b = 0; b < batches; b++)
     {
@@ -118,6 +121,11 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
 #if COREV_XCV
                 const uint32_t *rq =
                     cv_xrq_prep(rq_words, quant_params->multiplier + n0 + nb, quant_params->shift + n0 + nb, count)
+                    ? rq_words
+                    : NULL;
+#else
+                const int32_t *rq =
+                    cv_rq4_prep(rq_words, quant_params->multiplier + n0 + nb, quant_params->shift + n0 + nb, count)
                     ? rq_words
                     : NULL;
 #endif
@@ -181,16 +189,17 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                                   output_data + p * output_ch + n0 + nb,
                                   &o);
 #else
-                    cv_panel_gemm(panel,
-                                  rows,
-                                  K,
-                                  w,
-                                  count,
-                                  init,
-                                  quant_params->multiplier + n0 + nb,
-                                  quant_params->shift + n0 + nb,
-                                  output_data + p * output_ch + n0 + nb,
-                                  &o);
+                    cv_panel_gemm_q(panel,
+                                    rows,
+                                    K,
+                                    w,
+                                    count,
+                                    init,
+                                    quant_params->multiplier + n0 + nb,
+                                    quant_params->shift + n0 + nb,
+                                    rq,
+                                    output_data + p * output_ch + n0 + nb,
+                                    &o);
 #endif
                 }
             }

@@ -68,184 +68,309 @@ typedef struct
     int32_t W, H, C, OW, OH, sx, sy, px, py, off, out_off, act_min, act_max;
 } cv_dw3_geom;
 
-/* Pixels per ring row (words of 4 channels). */
-#define CV_DW3_RING 64
+/* ---------------------------------------------------------------------------------
+ * RV32IMC, per channel along lines (cv_dw3_lines): the map is walked along its longer
+ * output axis (the "fast" one; DS-CNN's 25 x 5 maps down the columns), 3 outputs of one
+ * channel at a time, with the channel's 9 weights and requantization parameters in
+ * registers for the whole line (cv_dw3_s1 / cv_dw3_s2, assembly: GCC spills at this
+ * register count). The 3 input lines sit in the ring of words (4 channels a pixel,
+ * padded), so a line of one channel is every 4th byte. Per 3 outputs 15 (stride 2: 21)
+ * byte loads, 27 multiply-adds and 3 output stages: about 44 cycles an output, where
+ * the 4-output strips above take about 85 with their requantization parameters,
+ * weights and the row's last pixels reloaded.
+ * ------------------------------------------------------------------------------- */
+typedef struct
+{
+    const int8_t *p0, *p1, *p2; /* 0, 4, 8: the 3 input lines at the first window (bytes 4 apart) */
+    int8_t *dst;                /* 12 */
+    int32_t dstep;              /* 16: bytes from one output to the next along the line */
+    int32_t nstrips;            /* 20: strips of 3 outputs a line */
+    int32_t w[9];               /* 24: w[3 r + k]: line r, position k along it */
+    int32_t init;               /* 60: bias + input offset x weight sum */
+    uint32_t m2;                /* 64: 2 x multiplier (>= 0) */
+    int32_t pre;                /* 68: the requantization's right shift e in [1, 31] as */
+    int32_t h;                  /* 72:   ((t - (t < 0)) >> pre + h) >> sh, pre = e >= 2, */
+    int32_t sh;                 /* 76:   sh = e - pre, h = 2^(sh - 1): no overflow (t < 2^31 - 1) */
+    int32_t out_off;            /* 80 */
+    int32_t act_min;            /* 84 */
+    int32_t act_max;            /* 88 */
+    int32_t ntail;              /* 92: outputs after the strips of a line (0 to 2) */
+    int32_t nlines;             /* 96: output lines, >= 1 (counted down) */
+    int32_t padv;               /* 100: bytes from one output line's input lines to the next's */
+    int32_t dadv;               /* 104: bytes from one output line to the next */
+} cv_dw3_args;
 
-/* Input row iy, pixels ix0 .. ix0 + n - 1, channels c .. c + 3, as words; pixels and rows
-   outside the input: -input_offset. */
-static void cv_dw3_fill_row(const cv_dw3_geom *g, const int8_t *input, int32_t c, int32_t iy, int32_t ix0, int32_t n,
-                            uint32_t *row)
+/* One line's contribution to the 3 accumulators t3, t4, t5 (x in t0, product in t1;
+   each load has an instruction between it and its use). NEXT: the first load of the
+   next line (or another instruction). */
+#define CV_DW3_L1(P, W0, W1, W2, NEXT)                                                                                 \
+    "mul t1, t0, " #W0 "\n\tlb t0, 4(" #P ")\n\tadd t3, t3, t1\n\t"                                                    \
+    "mul t1, t0, " #W1 "\n\tadd t3, t3, t1\n\tmul t1, t0, " #W0 "\n\tlb t0, 8(" #P ")\n\tadd t4, t4, t1\n\t"             \
+    "mul t1, t0, " #W2 "\n\tadd t3, t3, t1\n\tmul t1, t0, " #W1 "\n\tadd t4, t4, t1\n\t"                                \
+    "mul t1, t0, " #W0 "\n\tlb t0, 12(" #P ")\n\tadd t5, t5, t1\n\t"                                                   \
+    "mul t1, t0, " #W2 "\n\tadd t4, t4, t1\n\tmul t1, t0, " #W1 "\n\tlb t0, 16(" #P ")\n\tadd t5, t5, t1\n\t"            \
+    "mul t1, t0, " #W2 "\n\t" NEXT "\n\tadd t5, t5, t1\n\t"
+#define CV_DW3_L2(P, W0, W1, W2, NEXT)                                                                                 \
+    "mul t1, t0, " #W0 "\n\tlb t0, 4(" #P ")\n\tadd t3, t3, t1\n\t"                                                    \
+    "mul t1, t0, " #W1 "\n\tlb t0, 8(" #P ")\n\tadd t3, t3, t1\n\t"                                                    \
+    "mul t1, t0, " #W2 "\n\tadd t3, t3, t1\n\tmul t1, t0, " #W0 "\n\tlb t0, 12(" #P ")\n\tadd t4, t4, t1\n\t"            \
+    "mul t1, t0, " #W1 "\n\tlb t0, 16(" #P ")\n\tadd t4, t4, t1\n\t"                                                   \
+    "mul t1, t0, " #W2 "\n\tadd t4, t4, t1\n\tmul t1, t0, " #W0 "\n\tlb t0, 20(" #P ")\n\tadd t5, t5, t1\n\t"            \
+    "mul t1, t0, " #W1 "\n\tlb t0, 24(" #P ")\n\tadd t5, t5, t1\n\t"                                                   \
+    "mul t1, t0, " #W2 "\n\t" NEXT "\n\tadd t5, t5, t1\n\t"
+/* The output stage of accumulator X (arm_nn_requantize, + output offset, clamp, store):
+   the clamps are branches taken only to the fix-ups at the end (L: their labels). */
+#define CV_DW3_RQ(X, LMIN, LMAX, LST)                                                                                  \
+    "mul t0, " #X ", s9\n\tmulhsu " #X ", " #X ", s9\n\tsrli t0, t0, 31\n\tadd " #X ", " #X ", t0\n\t"                  \
+    "srai t0, " #X ", 31\n\tadd " #X ", " #X ", t0\n\tsra " #X ", " #X ", s10\n\tadd " #X ", " #X ", s11\n\t"            \
+    "sra " #X ", " #X ", a4\n\tadd " #X ", " #X ", a5\n\t"                                                             \
+    "blt " #X ", a6, " #LMIN "f\n\tblt a7, " #X ", " #LMAX "f\n" #LST ":\n\tsb " #X ", 0(t6)\n\tadd t6, t6, ra\n\t"
+#define CV_DW3_FIX(X, LMIN, LMAX, LST) #LMIN ":\n\tmv " #X ", a6\n\tj " #LST "b\n" #LMAX ":\n\tmv " #X ", a7\n\tj " #LST "b\n"
+
+/* One output (the last of a line): line P's 3 values times W0..W2 into t3. */
+#define CV_DW3_ONE(P, W0, W1, W2, NEXT)                                                                                \
+    "mul t1, t0, " #W0 "\n\tlb t0, 4(" #P ")\n\tadd t3, t3, t1\n\tmul t1, t0, " #W1 "\n\tlb t0, 8(" #P ")\n\t"           \
+    "add t3, t3, t1\n\tmul t1, t0, " #W2 "\n\t" NEXT "\n\tadd t3, t3, t1\n\t"
+
+/* nlines output lines of nstrips strips of 3 and ntail single outputs each; the line
+   pointers and dst in *a advance by padv and dadv from line to line (a is changed). The
+   argument pointer is kept at 52(sp). */
+#define CV_DW3_KERNEL(NAME, LINE, STEP)                                                                                \
+    static __attribute__((naked, noinline, noclone)) void NAME(cv_dw3_args *a)                                        \
+    {                                                                                                                  \
+        (void)a;                                                                                                       \
+        __asm__ volatile(                                                                                              \
+            "addi sp, sp, -64\n\t"                                                                                     \
+            "sw ra, 0(sp)\n\tsw s0, 4(sp)\n\tsw s1, 8(sp)\n\tsw s2, 12(sp)\n\tsw s3, 16(sp)\n\tsw s4, 20(sp)\n\t"     \
+            "sw s5, 24(sp)\n\tsw s6, 28(sp)\n\tsw s7, 32(sp)\n\tsw s8, 36(sp)\n\tsw s9, 40(sp)\n\tsw s10, 44(sp)\n\t" \
+            "sw s11, 48(sp)\n\tsw a0, 52(sp)\n\t"                                                                      \
+            "lw ra, 16(a0)\n\t"                                                                                        \
+            "lw s0, 24(a0)\n\tlw s1, 28(a0)\n\tlw s2, 32(a0)\n\tlw s3, 36(a0)\n\tlw s4, 40(a0)\n\t"                    \
+            "lw s5, 44(a0)\n\tlw s6, 48(a0)\n\tlw s7, 52(a0)\n\tlw s8, 56(a0)\n\tlw t2, 60(a0)\n\t"                    \
+            "lw s9, 64(a0)\n\tlw s10, 68(a0)\n\tlw s11, 72(a0)\n\tlw a4, 76(a0)\n\tlw a5, 80(a0)\n\t"                  \
+            "lw a6, 84(a0)\n\tlw a7, 88(a0)\n\t"                                                                       \
+            /* a line */                                                                                               \
+            "5:\n\tlw t0, 52(sp)\n\tlw a1, 0(t0)\n\tlw a2, 4(t0)\n\tlw a3, 8(t0)\n\tlw t6, 12(t0)\n\t"                 \
+            "lw a0, 20(t0)\n\tbeqz a0, 6f\n\t"                                                                         \
+            "1:\n\tlb t0, 0(a1)\n\tmv t3, t2\n\tmv t4, t2\n\tmv t5, t2\n\t" LINE(a1, s0, s1, s2, "lb t0, 0(a2)")       \
+                LINE(a2, s3, s4, s5, "lb t0, 0(a3)") LINE(a3, s6, s7, s8, "addi a1, a1, 3 * " #STEP)                   \
+            "addi a2, a2, 3 * " #STEP "\n\taddi a3, a3, 3 * " #STEP "\n\t" CV_DW3_RQ(t3, 11, 12, 13)                   \
+                CV_DW3_RQ(t4, 21, 22, 23) CV_DW3_RQ(t5, 31, 32, 33) "addi a0, a0, -1\n\tbnez a0, 1b\n"                 \
+            /* the outputs after the strips */                                                                         \
+            "6:\n\tlw t0, 52(sp)\n\tlw a0, 92(t0)\n\tbeqz a0, 8f\n"                                                    \
+            "7:\n\tlb t0, 0(a1)\n\tmv t3, t2\n\t" CV_DW3_ONE(a1, s0, s1, s2, "lb t0, 0(a2)")                           \
+                CV_DW3_ONE(a2, s3, s4, s5, "lb t0, 0(a3)") CV_DW3_ONE(a3, s6, s7, s8, "addi a1, a1, " #STEP)           \
+            "addi a2, a2, " #STEP "\n\taddi a3, a3, " #STEP "\n\t" CV_DW3_RQ(t3, 41, 42, 43)                           \
+            "addi a0, a0, -1\n\tbnez a0, 7b\n"                                                                         \
+            /* the next line */                                                                                        \
+            "8:\n\tlw t0, 52(sp)\n\tlw a0, 96(t0)\n\taddi a0, a0, -1\n\tsw a0, 96(t0)\n\tbeqz a0, 9f\n\t"              \
+            "lw t1, 100(t0)\n\tlw a1, 0(t0)\n\tlw a2, 4(t0)\n\tlw a3, 8(t0)\n\t"                                       \
+            "add a1, a1, t1\n\tadd a2, a2, t1\n\tadd a3, a3, t1\n\t"                                                   \
+            "sw a1, 0(t0)\n\tsw a2, 4(t0)\n\tsw a3, 8(t0)\n\t"                                                         \
+            "lw t1, 104(t0)\n\tlw t6, 12(t0)\n\tadd t6, t6, t1\n\tsw t6, 12(t0)\n\tj 5b\n"                             \
+            "9:\n\t"                                                                                                   \
+            "lw ra, 0(sp)\n\tlw s0, 4(sp)\n\tlw s1, 8(sp)\n\tlw s2, 12(sp)\n\tlw s3, 16(sp)\n\tlw s4, 20(sp)\n\t"     \
+            "lw s5, 24(sp)\n\tlw s6, 28(sp)\n\tlw s7, 32(sp)\n\tlw s8, 36(sp)\n\tlw s9, 40(sp)\n\tlw s10, 44(sp)\n\t" \
+            "lw s11, 48(sp)\n\taddi sp, sp, 64\n\tret\n" CV_DW3_FIX(t3, 11, 12, 13) CV_DW3_FIX(t4, 21, 22, 23)         \
+                CV_DW3_FIX(t5, 31, 32, 33) CV_DW3_FIX(t3, 41, 42, 43));                                                \
+    }
+
+/* Strides 1 and 2 along the line: 3 outputs take 5 or 7 input values of each line. */
+CV_DW3_KERNEL(cv_dw3_s1, CV_DW3_L1, 4)
+CV_DW3_KERNEL(cv_dw3_s2, CV_DW3_L2, 8)
+#undef CV_DW3_KERNEL
+#undef CV_DW3_L1
+#undef CV_DW3_L2
+#undef CV_DW3_RQ
+#undef CV_DW3_FIX
+#undef CV_DW3_ONE
+
+/* The map as lines: a fast axis along the lines and a slow one across them. */
+typedef struct
+{
+    int32_t F, S, OF, OS, sF, sS, pF, pS; /* input and output lengths, strides, paddings */
+    int32_t in_f, in_s, out_f, out_s;     /* bytes from one pixel to the next along each */
+} cv_dw3_view;
+
+/* One input line (slow index is, fast positions if0 .. if0 + n - 1) of channels c ..
+   c + nc - 1 (nc <= 4) as words; outside the input: -input_offset. Word loads when the
+   pixels are word-aligned, else bytes (a last group of fewer than 4 channels, channel
+   counts that are no multiple of 4). */
+static void cv_dw3_fill_line(const cv_dw3_geom *g,
+                             const cv_dw3_view *v,
+                             const int8_t *input,
+                             int32_t c,
+                             int32_t nc,
+                             int32_t is,
+                             int32_t if0,
+                             int32_t n,
+                             uint32_t *line)
 {
     const uint32_t pad = 0x01010101u * (uint8_t)(int8_t)-g->off;
-    const int32_t W = g->W, C = g->C;
     int32_t i = 0;
-    if (iy >= 0 && iy < g->H)
+    if (is >= 0 && is < v->S)
     {
-        for (; i < n && ix0 + i < 0; i++)
+        for (; i < n && if0 + i < 0; i++)
         {
-            row[i] = pad;
+            line[i] = pad;
         }
-        const int32_t end = W - ix0 < n ? W - ix0 : n;
-        const int8_t *src = input + (iy * W + ix0 + i) * C + c;
-        if ((((uintptr_t)src) & 3) == 0 && (C & 3) == 0)
+        const int32_t end = v->F - if0 < n ? v->F - if0 : n;
+        const int8_t *src = input + is * v->in_s + (if0 + i) * v->in_f + c;
+        const int32_t step = v->in_f;
+        if (nc == 4 && (((uintptr_t)src | (uintptr_t)step) & 3) == 0)
         {
-            for (; i < end; i++, src += C)
+            for (; i + 2 <= end; i += 2, src += 2 * step)
             {
-                row[i] = *(const cv_word *)src;
+                const uint32_t a = *(const cv_word *)src, b = *(const cv_word *)(src + step);
+                line[i] = a;
+                line[i + 1] = b;
             }
         }
-        else
+        for (; i < end; i++, src += step)
         {
-            for (; i < end; i++, src += C)
+            uint32_t word = pad;
+            for (int32_t j = 0; j < nc; j++)
             {
-                memcpy(&row[i], src, 4);
+                word = (word & ~(0xffu << (8 * j))) | (uint32_t)(uint8_t)src[j] << (8 * j);
             }
+            line[i] = word;
         }
     }
     for (; i < n; i++)
     {
-        row[i] = pad;
+        line[i] = pad;
     }
 }
 
-/* Output pixels ox .. of one row, 4 at a time, from the ring rows q0..q2 (at pixel ox's
-   window), for the channels of the group: per channel and kernel row the input values of
-   the 4 windows (6 with stride 1, 9 with stride 2) and 3 weights are loaded once for 12
-   MACs, the channel's requantization parameters once for 4 outputs. s: the stride (a
-   constant where inlined). Returns the first pixel not done. */
-CV_INLINE int32_t cv_dw3_strip4(const int8_t *q0,
-                                const int8_t *q1,
-                                const int8_t *q2,
-                                const int8_t *wq,
-                                const int32_t *init,
-                                const cv_rq *rq,
-                                int8_t *out,
-                                int32_t ox,
-                                int32_t ox_end,
-                                int32_t C,
-                                int32_t out_off,
-                                int32_t act_min,
-                                int32_t act_max,
-                                const int32_t s)
-{
-    for (; ox + 4 <= ox_end; ox += 4)
-    {
-        for (int32_t j = 0; j < 4; j++)
-        {
-            int32_t a = init[j], b = a, c = a, d = a;
-#define CV_DW3_PROW(q, w)                                                                                              \
-    do                                                                                                                 \
-    {                                                                                                                  \
-        const int32_t w0 = (w)[j], w1 = (w)[4 + j], w2 = (w)[8 + j];                                                   \
-        const int32_t x0 = (q)[j], x1 = (q)[4 + j], x2 = (q)[8 + j], x3 = (q)[12 + j];                                 \
-        const int32_t x4 = (q)[16 + j], x5 = (q)[20 + j];                                                              \
-        a += x0 * w0 + x1 * w1 + x2 * w2;                                                                              \
-        if (s == 1)                                                                                                    \
-        {                                                                                                              \
-            b += x1 * w0 + x2 * w1 + x3 * w2;                                                                          \
-            c += x2 * w0 + x3 * w1 + x4 * w2;                                                                          \
-            d += x3 * w0 + x4 * w1 + x5 * w2;                                                                          \
-        }                                                                                                              \
-        else                                                                                                           \
-        {                                                                                                              \
-            const int32_t x6 = (q)[24 + j], x7 = (q)[28 + j], x8 = (q)[32 + j];                                        \
-            b += x2 * w0 + x3 * w1 + x4 * w2;                                                                          \
-            c += x4 * w0 + x5 * w1 + x6 * w2;                                                                          \
-            d += x6 * w0 + x7 * w1 + x8 * w2;                                                                          \
-        }                                                                                                              \
-    } while (0)
-            CV_DW3_PROW(q0, wq);
-            CV_DW3_PROW(q1, wq + 12);
-            CV_DW3_PROW(q2, wq + 24);
-#undef CV_DW3_PROW
-            const cv_rq q = rq[j];
-            out[j] = cv_rq_out(a, q, out_off, act_min, act_max);
-            out[C + j] = cv_rq_out(b, q, out_off, act_min, act_max);
-            out[2 * C + j] = cv_rq_out(c, q, out_off, act_min, act_max);
-            out[3 * C + j] = cv_rq_out(d, q, out_off, act_min, act_max);
-        }
-        q0 += 16 * s;
-        q1 += 16 * s;
-        q2 += 16 * s;
-        out += 4 * C;
-    }
-    return ox;
-}
+/* Words of input lines (4 channels a pixel) on the stack for cv_dw3_lines. */
+#define CV_DW3_BAND 512
 
-/* One group of 4 channels (multipliers >= 0) through the ring. */
-static CV_NO_SCHED void cv_dw3_ring(const cv_dw3_geom *g,
-                                    const int8_t *input,
-                                    const int8_t *wq,
-                                    const int32_t *init,
-                                    const cv_rq *rq,
-                                    int32_t c,
-                                    int8_t *output)
+/* One group of nc <= 4 channels, every channel in the kernels' requantization mode.
+   Input lines (padded) go into a band on the
+   stack, as many as it holds; one kernel call per channel then does the band's output
+   lines. args[j]: channel j's weights and output stage (pointers and counts set here).
+   Lines longer than a third of the band go in chunks. */
+static CV_NO_SCHED void cv_dw3_lines(const cv_dw3_geom *g,
+                                     const cv_dw3_view *v,
+                                     const int8_t *input,
+                                     cv_dw3_args *args,
+                                     int32_t c,
+                                     int32_t nc,
+                                     int8_t *output)
 {
-    uint32_t ring[3][CV_DW3_RING];
-    const int32_t C = g->C, sx = g->sx;
-    /* Output pixels per chunk: their windows span (chunk - 1) * sx + 3 input pixels. */
-    const int32_t chunk = (CV_DW3_RING - 3) / sx + 1;
-    for (int32_t ox0 = 0; ox0 < g->OW; ox0 += chunk)
+    uint32_t band[CV_DW3_BAND];
+    const int32_t sF = v->sF, sS = v->sS;
+    /* Outputs per chunk: their windows span (chunk - 1) * sF + 3 input pixels. */
+    const int32_t chunk = (CV_DW3_BAND / 3 - 3) / sF + 1;
+    for (int32_t of0 = 0; of0 < v->OF; of0 += chunk)
     {
-        const int32_t ox1 = g->OW - ox0 < chunk ? g->OW : ox0 + chunk;
-        const int32_t ix0 = ox0 * sx - g->px;
-        const int32_t n = (ox1 - 1 - ox0) * sx + 3;
-        int32_t have[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-        for (int32_t oy = 0; oy < g->OH; oy++)
+        const int32_t nf = v->OF - of0 < chunk ? v->OF - of0 : chunk;
+        const int32_t if0 = of0 * sF - v->pF;
+        const int32_t n = (nf - 1) * sF + 3; /* words a line */
+        const int32_t lines = CV_DW3_BAND / n;
+        const int32_t per_band = (lines - 3) / sS + 1; /* output lines a band */
+        for (int32_t os0 = 0; os0 < v->OS; os0 += per_band)
         {
-            const int32_t in_h = oy * g->sy - g->py;
-            const int8_t *r[3];
-            for (int32_t ky = 0; ky < 3; ky++)
+            const int32_t nb = v->OS - os0 < per_band ? v->OS - os0 : per_band;
+            const int32_t nl = (nb - 1) * sS + 3;
+            const int32_t is0 = os0 * sS - v->pS;
+            for (int32_t i = 0; i < nl; i++)
             {
-                const int32_t iy = in_h + ky;
-                const int32_t slot = ((iy % 3) + 3) % 3;
-                if (have[slot] != iy)
+                cv_dw3_fill_line(g, v, input, c, nc, is0 + i, if0, n, band + i * n);
+            }
+            int8_t *out = output + os0 * v->out_s + of0 * v->out_f + c;
+            for (int32_t j = 0; j < nc; j++)
+            {
+                cv_dw3_args *a = &args[j];
+                a->p0 = (const int8_t *)band + j;
+                a->p1 = a->p0 + 4 * n;
+                a->p2 = a->p1 + 4 * n;
+                a->dst = out + j;
+                a->dstep = v->out_f;
+                a->nstrips = nf / 3;
+                a->ntail = nf % 3;
+                a->nlines = nb;
+                a->padv = 4 * n * sS;
+                a->dadv = v->out_s;
+                if (a->pre < 0)
                 {
-                    cv_dw3_fill_row(g, input, c, iy, ix0, n, ring[slot]);
-                    have[slot] = iy;
+                    for (int32_t l = 0; l < nb; l++)
+                    {
+                        for (int32_t o = 0; o < nf; o++)
+                        {
+                            int32_t acc = a->init;
+                            for (int32_t r = 0; r < 3; r++)
+                            {
+                                const int8_t *x = a->p0 + 4 * n * (l * sS + r) + 4 * sF * o;
+                                acc += x[0] * a->w[3 * r] + x[4] * a->w[3 * r + 1] + x[8] * a->w[3 * r + 2];
+                            }
+                            a->dst[l * v->out_s + o * v->out_f] = cv_rq_out_any(
+                                acc, (int32_t)a->m2, a->sh, a->out_off, a->act_min, a->act_max);
+                        }
+                    }
                 }
-                r[ky] = (const int8_t *)ring[slot];
-            }
-            const int8_t *q0 = r[0], *q1 = r[1], *q2 = r[2];
-            int8_t *out = output + (oy * g->OW + ox0) * C + c;
-            int32_t ox = ox0;
-            if (sx == 1)
-            {
-                ox = cv_dw3_strip4(q0, q1, q2, wq, init, rq, out, ox, ox1, C, g->out_off, g->act_min, g->act_max, 1);
-            }
-            else if (sx == 2)
-            {
-                ox = cv_dw3_strip4(q0, q1, q2, wq, init, rq, out, ox, ox1, C, g->out_off, g->act_min, g->act_max, 2);
-            }
-            q0 += 4 * sx * (ox - ox0);
-            q1 += 4 * sx * (ox - ox0);
-            q2 += 4 * sx * (ox - ox0);
-            out += (ox - ox0) * C;
-            for (; ox < ox1; ox++, out += C)
-            {
-                int32_t a0 = init[0], a1 = init[1], a2 = init[2], a3 = init[3];
-#define CV_DW3_RROW(q, w)                                                                                              \
-    do                                                                                                                 \
-    {                                                                                                                  \
-        a0 += (q)[0] * (w)[0] + (q)[4] * (w)[4] + (q)[8] * (w)[8];                                                     \
-        a1 += (q)[1] * (w)[1] + (q)[5] * (w)[5] + (q)[9] * (w)[9];                                                     \
-        a2 += (q)[2] * (w)[2] + (q)[6] * (w)[6] + (q)[10] * (w)[10];                                                   \
-        a3 += (q)[3] * (w)[3] + (q)[7] * (w)[7] + (q)[11] * (w)[11];                                                   \
-    } while (0)
-                CV_DW3_RROW(q0, wq);
-                CV_DW3_RROW(q1, wq + 12);
-                CV_DW3_RROW(q2, wq + 24);
-#undef CV_DW3_RROW
-                q0 += 4 * sx;
-                q1 += 4 * sx;
-                q2 += 4 * sx;
-                out[0] = cv_rq_out(a0, rq[0], g->out_off, g->act_min, g->act_max);
-                out[1] = cv_rq_out(a1, rq[1], g->out_off, g->act_min, g->act_max);
-                out[2] = cv_rq_out(a2, rq[2], g->out_off, g->act_min, g->act_max);
-                out[3] = cv_rq_out(a3, rq[3], g->out_off, g->act_min, g->act_max);
+                else if (sF == 1)
+                {
+                    cv_dw3_s1(a);
+                }
+                else
+                {
+                    cv_dw3_s2(a);
+                }
             }
         }
     }
+}
+
+/* The group's arguments for cv_dw3_lines (a channel whose requantization is not the
+   kernels' mode, multiplier >= 0 and shift in [-31, -1], is marked pre = -1 and done in
+   C). Returns 1. */
+static int32_t cv_dw3_prep(const cv_dw3_geom *g,
+                           int32_t vertical,
+                           const int8_t *kernel,
+                           const int32_t *bias,
+                           const int32_t *mult,
+                           const int32_t *shift,
+                           int32_t c,
+                           int32_t nc,
+                           cv_dw3_args *args)
+{
+    const int32_t C = g->C;
+    for (int32_t j = 0; j < nc; j++)
+    {
+        const int32_t m = mult[c + j], sft = shift[c + j];
+        cv_dw3_args *a = &args[j];
+        int32_t sum = 0;
+        for (int32_t ky = 0; ky < 3; ky++)
+        {
+            for (int32_t kx = 0; kx < 3; kx++)
+            {
+                const int8_t w = kernel[(3 * ky + kx) * C + c + j];
+                a->w[vertical ? 3 * kx + ky : 3 * ky + kx] = w;
+                sum += w;
+            }
+        }
+        a->init = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)sum * (uint32_t)g->off);
+        a->out_off = g->out_off;
+        if (m < 0 || sft > -1 || sft < -31)
+        {
+            /* not the kernel's requantization mode: this channel in C (pre < 0) */
+            a->m2 = (uint32_t)m;
+            a->pre = -1;
+            a->sh = sft;
+            a->act_min = g->act_min;
+            a->act_max = g->act_max;
+            continue;
+        }
+        const int32_t e = -sft;
+        a->m2 = 2u * (uint32_t)m;
+        a->pre = e >= 2;
+        a->sh = e - a->pre;
+        a->h = 1 << (a->sh - 1);
+        a->act_min = g->act_min;
+        a->act_max = g->act_max;
+    }
+    return 1;
 }
 
 #if COREV_XCV
@@ -500,44 +625,46 @@ arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
     {
         return ARM_CMSIS_NN_ARG_ERROR;
     }
-    /* Padding written as -input_offset contributes nothing only if that is an int8
-       value: always, for the offsets of int8 zero points. */
-    const int32_t ring_ok = g.px >= 0 && g.sx >= 1 && g.off >= -127 && g.off <= 128;
 #if COREV_XCV
     if (cv_xdw3x3(&g, input, kernel, bias, mult, shift, output))
     {
         return ARM_CMSIS_NN_SUCCESS;
     }
 #endif
+    /* Lines along the longer output axis (with stride 1 or 2 along it); padding written
+       as -input_offset contributes nothing only if that is an int8 value: always, for
+       the offsets of int8 zero points. */
+    const int32_t ok_h = g.sx == 1 || g.sx == 2, ok_v = g.sy == 1 || g.sy == 2;
+    const int32_t vertical = ok_v && (!ok_h || g.OH > g.OW);
+    cv_dw3_view view;
+    view.F = vertical ? g.H : g.W;
+    view.S = vertical ? g.W : g.H;
+    view.OF = vertical ? g.OH : g.OW;
+    view.OS = vertical ? g.OW : g.OH;
+    view.sF = vertical ? g.sy : g.sx;
+    view.sS = vertical ? g.sx : g.sy;
+    view.pF = vertical ? g.py : g.px;
+    view.pS = vertical ? g.px : g.py;
+    view.in_f = vertical ? g.W * C : C;
+    view.in_s = vertical ? C : g.W * C;
+    view.out_f = vertical ? g.OW * C : C;
+    view.out_s = vertical ? C : g.OW * C;
+    const int32_t lines_ok = (ok_h || ok_v) && g.px >= 0 && g.py >= 0 && g.py <= 1 && g.off >= -127 &&
+                             g.off <= 128;
 
     for (int32_t c = 0; c < C; c += 4)
     {
         const int32_t n = C - c < 4 ? C - c : 4;
-        int32_t any_neg = 0;
-        for (int32_t j = 0; j < n; j++)
+        if (lines_ok)
         {
-            any_neg |= mult[c + j] < 0;
-        }
-        if (n == 4 && !any_neg && ring_ok)
-        {
-            int8_t wq[36] __attribute__((aligned(4)));
-            int32_t init[4];
-            cv_rq rq[4];
-            for (int32_t j = 0; j < 4; j++)
+            cv_dw3_args args[4];
+            if (cv_dw3_prep(&g, vertical, kernel, bias, mult, shift, c, n, args))
             {
-                int32_t s = 0;
-                for (int32_t t = 0; t < 9; t++)
-                {
-                    const int8_t v = kernel[t * C + c + j];
-                    wq[4 * t + j] = v;
-                    s += v;
-                }
-                init[j] = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)s * (uint32_t)g.off);
-                rq[j] = cv_rq_make(mult[c + j], shift[c + j]);
+                cv_dw3_lines(&g, &view, input, args, c, n, output);
+                continue;
             }
-            cv_dw3_ring(&g, input, wq, init, rq, c, output);
-            continue;
         }
+        /* other requantization parameters, strides or offsets: one pixel at a time */
         int8_t *out = output + c;
         for (int32_t oy = 0; oy < g.OH; oy++)
         {

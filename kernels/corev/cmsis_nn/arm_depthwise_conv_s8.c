@@ -256,7 +256,7 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
     int32_t init[CV_DW_NBLK];
     uint32_t rq_words[2 * CV_DW_NBLK];
     const int32_t nblk = (CV_XDW_WT / Kp < CV_DW_NBLK ? CV_XDW_WT / Kp : CV_DW_NBLK) & ~3;
-    cv_xpanel_zero_tail(panel, K);
+    cv_panel_zero_tail(panel, K);
 
     /* The input coordinates the taps reach: rows -py .., columns -px .. */
     const int32_t PH = (g->OH - 1) * g->sy + (g->KH - 1) * g->dy + 1;

@@ -16,6 +16,9 @@
  *
  * Bit-exact with the C path: the same int32 sums, arm_nn_requantize's rounding.
  */
+#define CV_WANT_GEMM 1
+#define CV_WANT_FC 1
+#define CV_WANT_ROWS 1
 #include "corev_nn.h"
 
 #if COREV_XCV
@@ -89,6 +92,9 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
         uint32_t rq_words[2 * CV_MM_NBLK];
         const uint32_t *rq =
             cv_xrq_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count) ? rq_words : NULL;
+#else
+        int32_t rq_words[4 * CV_MM_NBLK];
+        const int32_t *rq = cv_rq4_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count) ? rq_words : NULL;
 #endif
 
         if (K > CV_MM_KMAX)
@@ -99,14 +105,38 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
         }
 
         int8_t panel[4 * CV_MM_KMAX] __attribute__((aligned(4)));
-#if COREV_XCV
-        cv_xpanel_zero_tail(panel, K);
-#endif
+        cv_panel_zero_tail(panel, K);
         const int8_t *row = lhs;
         int8_t *out = dst + nb;
         for (int32_t m = 0; m < lhs_rows; m += 4)
         {
             const int32_t rows = lhs_rows - m < 4 ? lhs_rows - m : 4;
+#if COREV_XCV
+            const int32_t by_rows = rows < 4;
+#else
+            /* (the int16 copy of each row pays off from about 12 channels on) */
+            const int32_t by_rows = rows < 4 && (rows == 1 || count >= 12);
+#endif
+            if (by_rows)
+            {
+                /* the last 1 to 3 rows one at a time (fully connected kernels), where the
+                   panel kernels would compute 4 */
+                int32_t acc[CV_MM_NBLK];
+                for (int32_t r = 0; r < rows; r++, row += lhs_cols_offset, out += rhs_rows)
+                {
+#if COREV_XCV
+                    cv_xrow_dots(row, K, w, count, init, acc);
+#else
+                    cv_row_dots(row, K, w, count, init, acc);
+#endif
+                    for (int32_t n = 0; n < count; n++)
+                    {
+                        out[n] = cv_rq_out_any(acc[n], dst_multipliers[nb + n], dst_shifts[nb + n], dst_offset,
+                                               activation_min, activation_max);
+                    }
+                }
+                break;
+            }
             for (int32_t r = 0; r < rows; r++)
             {
                 cv_panel_put(panel, r, 0, row, K);
@@ -115,7 +145,7 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
 #if COREV_XCV
             cv_xpanel_gemm(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, rq, out, &o);
 #else
-            cv_panel_gemm(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, out, &o);
+            cv_panel_gemm_q(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, rq, out, &o);
 #endif
             out += 4 * rhs_rows;
         }

@@ -206,10 +206,33 @@ static CV_UNUSED void cv_filter_init(int32_t *init,
                               const int32_t *bias,
                               int32_t off)
 {
+    /* Rows of whole words: 4 bytes at a time in two 16-bit lanes, as unsigned bytes
+       (b + 128: the word xor 0x80808080), then sum - 128 K. A lane gains at most 510 a
+       word: flushed every 128 words. */
+    const int32_t words = ((K | (int32_t)(uintptr_t)w) & 3) == 0 ? K >> 2 : 0;
     for (int32_t n = 0; n < count; n++)
     {
         int32_t s0 = 0, s1 = 0;
         int32_t k = 0;
+        if (words)
+        {
+            const cv_word *p = (const cv_word *)w;
+            for (int32_t left = words; left > 0;)
+            {
+                const int32_t m = left < 128 ? left : 128;
+                uint32_t lanes = 0;
+                for (int32_t i = 0; i < m; i++)
+                {
+                    const uint32_t u = p[i] ^ 0x80808080u;
+                    lanes += (u & 0x00ff00ffu) + ((u >> 8) & 0x00ff00ffu);
+                }
+                s0 += (int32_t)((lanes & 0xffffu) + (lanes >> 16));
+                p += m;
+                left -= m;
+            }
+            s0 -= 128 * K;
+            k = K;
+        }
         for (; k + 2 <= K; k += 2)
         {
             s0 += w[k];
@@ -291,12 +314,19 @@ static __attribute__((noinline)) CV_UNUSED void cv_store_tile(const int32_t *acc
     }
 }
 
+/* Functions several of these files use, defined in each that asks for them (CV_WANT_GEMM:
+   the matrix kernels, CV_WANT_FC: the fully connected ones, CV_WANT_ROWS: cv_row_dots,
+   defined before including this header) but kept once in the image: weak definitions,
+   of which the linker keeps one. */
+#define CV_SHARED __attribute__((weak))
+
 /* Register-tiled loops: see above. */
 #define CV_TILED __attribute__((optimize("no-schedule-insns", "ira-algorithm=priority")))
 /* Loops with fewer accumulators: only the pre-RA scheduling off. */
 #define CV_NO_SCHED __attribute__((optimize("no-schedule-insns")))
 
-static CV_TILED CV_UNUSED void cv_panel_gemm(const int8_t *panel,
+#if defined(CV_WANT_GEMM)
+CV_SHARED CV_TILED void cv_panel_gemm(const int8_t *panel,
                                                 int32_t rows,
                                                 int32_t K,
                                                 const int8_t *w,
@@ -455,6 +485,409 @@ static CV_TILED CV_UNUSED void cv_panel_gemm(const int8_t *panel,
     }
 }
 
+#endif
+/* ---------------------------------------------------------------------------------
+ * RV32IMC: the 4 x 4 kernel with the output stage, in assembly (cv_gemm4x4q). GCC's
+ * version above spills an accumulator every 4 positions and hands the 16 sums to
+ * cv_store_tile through memory, which prepares each channel's parameters again per
+ * tile: 3.3 instructions per MAC on DS-CNN's 1x1 convolutions, output stage included.
+ * Here per position 8 byte loads, 16 multiplies and 16 adds, every load two
+ * instructions before its use, two groups of 4 positions per loop iteration (2.57
+ * instructions per MAC with the pointer steps), and
+ * the 16 outputs requantized from registers with each channel's prepared words
+ * (cv_rq4_prep): 14 instructions an output. For full panels (4 rows) of channels in
+ * the requantization mode multiplier >= 0, shift in [-31, -1]; the panel's bytes from K
+ * to the end of its last group of 4 must be zero (cv_panel_zero_tail): whole groups
+ * are read, and the weight bytes read past each row's end then add nothing.
+ * ------------------------------------------------------------------------------- */
+typedef struct
+{
+    const int8_t *panel; /* 0 */
+    const int8_t *w;     /* 4: first weight row of the tile (advanced by 4 K a tile) */
+    int32_t K;           /* 8: bytes per weight row */
+    int32_t groups;      /* 12: groups of 4 along K, >= 1 */
+    int32_t tiles;       /* 16: tiles of 4 channels, >= 1 (counted down) */
+    const int32_t *init; /* 20: per channel (advanced) */
+    const int32_t *rq;   /* 24: per channel {2 mult, pre, h, sh} (cv_rq4_prep; advanced) */
+    int8_t *dst;         /* 28: row 0, channel 0 of the tile (advanced) */
+    int32_t dstride;     /* 32: bytes from one output row to the next */
+    int32_t out_off;     /* 36 */
+    int32_t act_min;     /* 40 */
+    int32_t act_max;     /* 44 */
+} cv_g4_args;
+
+/* Per channel {2 mult, pre, h, sh}: r = ((t - (t < 0)) >> pre + h) >> sh is
+   arm_nn_requantize's rounding right shift by e = -shift (pre = e >= 2, sh = e - pre,
+   h = 2^(sh - 1); no sum reaches 2^31). Returns 1 if every channel is in that mode. */
+static CV_UNUSED int32_t cv_rq4_prep(int32_t *rq, const int32_t *mult, const int32_t *shift, int32_t count)
+{
+    for (int32_t n = 0; n < count; n++, rq += 4)
+    {
+        const int32_t e = -shift[n];
+        if (mult[n] < 0 || e < 1 || e > 31)
+        {
+            return 0;
+        }
+        rq[0] = (int32_t)(2u * (uint32_t)mult[n]);
+        rq[1] = e >= 2;
+        rq[2] = 1 << (e - rq[1] - 1);
+        rq[3] = e - rq[1];
+    }
+    return 1;
+}
+
+/* The panel's bytes from K to the end of its last group, in all 4 rows. */
+CV_INLINE void cv_panel_zero_tail(int8_t *panel, int32_t K)
+{
+    const int32_t t = K & 3;
+    if (t)
+    {
+        int8_t *g = panel + 16 * (K >> 2);
+        for (int32_t r = 0; r < 4; r++)
+        {
+            for (int32_t j = t; j < 4; j++)
+            {
+                g[4 * r + j] = 0;
+            }
+        }
+    }
+}
+
+#if defined(CV_WANT_GEMM)
+/* Position j of a group: channel c's weight (in a6) against the 4 rows (a2-a5). NEXT:
+   the next channel's weight load (fills the load-use gap before the last add). */
+#define CV_G4_CH(R0, R1, R2, R3, NEXT, LAST)                                                                           \
+    "mul a7, a2, a6\n\tadd " #R0 ", " #R0 ", a7\n\tmul a7, a3, a6\n\tadd " #R1 ", " #R1 ", a7\n\t"                      \
+    "mul a7, a4, a6\n\tadd " #R2 ", " #R2 ", a7\n\tmul a7, a5, a6\n\t" NEXT "\n\tadd " #R3 ", " #R3 ", a7\n\t"
+/* Position: weights at offset jw of each row, the 4 rows' inputs at jp, 4 + jp, ... */
+#define CV_G4_POS(jw, jp)                                                                                              \
+    "lb a6, " #jw "(t0)\n\tlb a2, " #jp "(a0)\n\tlb a3, 4 + " #jp "(a0)\n\tlb a4, 8 + " #jp "(a0)\n\t"                \
+    "lb a5, 12 + " #jp "(a0)\n\t" CV_G4_CH(s0, s1, s2, s3, "lb a6, " #jw "(t1)", )                                      \
+        CV_G4_CH(s4, s5, s6, s7, "lb a6, " #jw "(t2)", ) CV_G4_CH(s8, s9, s10, s11, "lb a6, " #jw "(ra)", )            \
+            CV_G4_CH(t3, t4, t5, t6, "", )
+/* The output stage of accumulator X: t0 = 2 mult, t1 = pre, t2 = h, ra = sh, a4 = output
+   offset, a5/a6 = activation min/max, a7 = output pointer, a3 = row step, a0 temporary;
+   the clamps branch to fix-ups at the end (labels L, L + 1; L + 2 is the store). */
+#define CV_G4_RQ(X, L)                                                                                                 \
+    "mul a0, " #X ", t0\n\tmulhsu " #X ", " #X ", t0\n\tsrli a0, a0, 31\n\tadd " #X ", " #X ", a0\n\t"                  \
+    "srai a0, " #X ", 31\n\tadd " #X ", " #X ", a0\n\tsra " #X ", " #X ", t1\n\tadd " #X ", " #X ", t2\n\t"              \
+    "sra " #X ", " #X ", ra\n\tadd " #X ", " #X ", a4\n\tblt " #X ", a5, " #L "0f\n\tblt a6, " #X ", " #L "1f\n"          \
+    #L "2:\n\tsb " #X ", 0(a7)\n\tadd a7, a7, a3\n\t"
+#define CV_G4_FIX(X, L) #L "0:\n\tmv " #X ", a5\n\tj " #L "2b\n" #L "1:\n\tmv " #X ", a6\n\tj " #L "2b\n"
+/* A channel's 4 rows: its parameters from a1 (advanced), outputs from a2 (advanced). */
+#define CV_G4_CHANNEL(R0, R1, R2, R3, L0, L1, L2, L3)                                                                  \
+    "lw t0, 0(a1)\n\tlw t1, 4(a1)\n\tlw t2, 8(a1)\n\tlw ra, 12(a1)\n\taddi a1, a1, 16\n\tmv a7, a2\n\taddi a2, a2, 1\n\t" \
+        CV_G4_RQ(R0, L0) CV_G4_RQ(R1, L1) CV_G4_RQ(R2, L2) CV_G4_RQ(R3, L3)
+
+CV_SHARED __attribute__((naked, noinline, noclone)) void cv_gemm4x4q(cv_g4_args *a)
+{
+    (void)a;
+    __asm__ volatile(
+        "addi sp, sp, -64\n\t"
+        "sw ra, 0(sp)\n\tsw s0, 4(sp)\n\tsw s1, 8(sp)\n\tsw s2, 12(sp)\n\tsw s3, 16(sp)\n\tsw s4, 20(sp)\n\t"
+        "sw s5, 24(sp)\n\tsw s6, 28(sp)\n\tsw s7, 32(sp)\n\tsw s8, 36(sp)\n\tsw s9, 40(sp)\n\tsw s10, 44(sp)\n\t"
+        "sw s11, 48(sp)\n\tsw a0, 52(sp)\n"
+        /* a tile: weight rows, accumulators from init */
+        "5:\n\tlw a0, 52(sp)\n\tlw t0, 4(a0)\n\tlw a1, 8(a0)\n\tadd t1, t0, a1\n\tadd t2, t1, a1\n\tadd ra, t2, a1\n\t"
+        "add a2, ra, a1\n\tsw a2, 4(a0)\n\tlw a2, 20(a0)\n\t"
+        "lw s0, 0(a2)\n\tlw s4, 4(a2)\n\tlw s8, 8(a2)\n\tlw t3, 12(a2)\n\taddi a2, a2, 16\n\tsw a2, 20(a0)\n\t"
+        "mv s1, s0\n\tmv s2, s0\n\tmv s3, s0\n\tmv s5, s4\n\tmv s6, s4\n\tmv s7, s4\n\t"
+        "mv s9, s8\n\tmv s10, s8\n\tmv s11, s8\n\tmv t4, t3\n\tmv t5, t3\n\tmv t6, t3\n\t"
+        "lw a1, 12(a0)\n\tlw a0, 0(a0)\n\t"
+        /* an odd group first, then two groups (128 MACs) per iteration: fewer pointer steps */
+        "andi a6, a1, 1\n\tbeqz a6, 2f\n\t" CV_G4_POS(0, 0) CV_G4_POS(1, 1) CV_G4_POS(2, 2) CV_G4_POS(3, 3)
+        "addi a0, a0, 16\n\taddi t0, t0, 4\n\taddi t1, t1, 4\n\taddi t2, t2, 4\n\taddi ra, ra, 4\n"
+        "2:\n\tsrli a1, a1, 1\n\tbeqz a1, 3f\n"
+        "1:\n\t" CV_G4_POS(0, 0) CV_G4_POS(1, 1) CV_G4_POS(2, 2) CV_G4_POS(3, 3) CV_G4_POS(4, 16)
+            CV_G4_POS(5, 17) CV_G4_POS(6, 18) CV_G4_POS(7, 19)
+        "addi a0, a0, 32\n\taddi t0, t0, 8\n\taddi t1, t1, 8\n\taddi t2, t2, 8\n\taddi ra, ra, 8\n\t"
+        "addi a1, a1, -1\n\tbnez a1, 1b\n"
+        "3:\n\t"
+        /* the output stage */
+        "lw a0, 52(sp)\n\tlw a1, 24(a0)\n\tlw a2, 28(a0)\n\tlw a3, 32(a0)\n\tlw a4, 36(a0)\n\tlw a5, 40(a0)\n\t"
+        "lw a6, 44(a0)\n\taddi t0, a1, 64\n\tsw t0, 24(a0)\n\taddi t0, a2, 4\n\tsw t0, 28(a0)\n\t"
+        CV_G4_CHANNEL(s0, s1, s2, s3, 10, 11, 12, 13) CV_G4_CHANNEL(s4, s5, s6, s7, 14, 15, 16, 17)
+        CV_G4_CHANNEL(s8, s9, s10, s11, 18, 19, 20, 21) CV_G4_CHANNEL(t3, t4, t5, t6, 22, 23, 24, 25)
+        "lw a0, 52(sp)\n\tlw a1, 16(a0)\n\taddi a1, a1, -1\n\tsw a1, 16(a0)\n\tbnez a1, 5b\n\t"
+        "lw ra, 0(sp)\n\tlw s0, 4(sp)\n\tlw s1, 8(sp)\n\tlw s2, 12(sp)\n\tlw s3, 16(sp)\n\tlw s4, 20(sp)\n\t"
+        "lw s5, 24(sp)\n\tlw s6, 28(sp)\n\tlw s7, 32(sp)\n\tlw s8, 36(sp)\n\tlw s9, 40(sp)\n\tlw s10, 44(sp)\n\t"
+        "lw s11, 48(sp)\n\taddi sp, sp, 64\n\tret\n"
+        CV_G4_FIX(s0, 10) CV_G4_FIX(s1, 11) CV_G4_FIX(s2, 12) CV_G4_FIX(s3, 13) CV_G4_FIX(s4, 14)
+        CV_G4_FIX(s5, 15) CV_G4_FIX(s6, 16) CV_G4_FIX(s7, 17) CV_G4_FIX(s8, 18) CV_G4_FIX(s9, 19)
+        CV_G4_FIX(s10, 20) CV_G4_FIX(s11, 21) CV_G4_FIX(t3, 22) CV_G4_FIX(t4, 23) CV_G4_FIX(t5, 24)
+        CV_G4_FIX(t6, 25));
+}
+#undef CV_G4_CH
+#undef CV_G4_POS
+#undef CV_G4_RQ
+#undef CV_G4_FIX
+#undef CV_G4_CHANNEL
+
+/*
+ * cv_panel_gemm with cv_gemm4x4q for the full panels of channels in its mode: rq is
+ * cv_rq4_prep's words for the count channels, or NULL; the panel's tail must be zero.
+ */
+static CV_UNUSED void cv_panel_gemm_q(const int8_t *panel,
+                                      int32_t rows,
+                                      int32_t K,
+                                      const int8_t *w,
+                                      int32_t count,
+                                      const int32_t *init,
+                                      const int32_t *mult,
+                                      const int32_t *shift,
+                                      const int32_t *rq,
+                                      int8_t *dst,
+                                      const cv_out_params *o)
+{
+    if (rq && rows == 4 && count >= 4)
+    {
+        cv_g4_args a;
+        a.panel = panel;
+        a.w = w;
+        a.K = K;
+        a.groups = (K + 3) >> 2;
+        a.tiles = count >> 2;
+        a.init = init;
+        a.rq = rq;
+        a.dst = dst;
+        a.dstride = o->dst_stride;
+        a.out_off = o->out_off;
+        a.act_min = o->act_min;
+        a.act_max = o->act_max;
+        cv_gemm4x4q(&a);
+        const int32_t n = count & ~3;
+        if (n == count)
+        {
+            return;
+        }
+        w += n * K;
+        count -= n;
+        init += n;
+        mult += n;
+        shift += n;
+        dst += n;
+    }
+    cv_panel_gemm(panel, rows, K, w, count, init, mult, shift, dst, o);
+}
+
+#endif
+#if defined(CV_WANT_FC)
+/*
+ * RV32IMC: 8 weight rows (K apart) against the input plus offset as int16 (v), over
+ * `groups` groups of 8 along K (>= 1): acc[j] += sum of v[k] w_j[k]. Per group 8
+ * input halfwords, 64 byte loads, multiplies and adds, 9 pointer steps: 64 MACs in 213
+ * cycles (0.30 MAC per cycle), every load two instructions before its use. In assembly
+ * because GCC spills some of the 8 accumulators and 8 row pointers of this loop (4.1
+ * instructions per MAC instead of 3.3).
+ */
+#define CV_FC8_U(u, h)                                                                                                 \
+    "lh s5, " #h "(a0)\n\t"                                                                                            \
+    "lb a2, " #u "(a1)\n\t"                                                                                            \
+    "lb ra, " #u "(t0)\n\t"                                                                                            \
+    "mul a2, a2, s5\n\tadd t3, t3, a2\n\t"                                                                             \
+    "lb a2, " #u "(t1)\n\t"                                                                                            \
+    "mul ra, ra, s5\n\tadd t4, t4, ra\n\t"                                                                             \
+    "lb ra, " #u "(t2)\n\t"                                                                                            \
+    "mul a2, a2, s5\n\tadd t5, t5, a2\n\t"                                                                             \
+    "lb a2, " #u "(s1)\n\t"                                                                                            \
+    "mul ra, ra, s5\n\tadd t6, t6, ra\n\t"                                                                             \
+    "lb ra, " #u "(s2)\n\t"                                                                                            \
+    "mul a2, a2, s5\n\tadd a5, a5, a2\n\t"                                                                             \
+    "lb a2, " #u "(s3)\n\t"                                                                                            \
+    "mul ra, ra, s5\n\tadd a6, a6, ra\n\t"                                                                             \
+    "lb ra, " #u "(s4)\n\t"                                                                                            \
+    "mul a2, a2, s5\n\tadd a7, a7, a2\n\t"                                                                             \
+    "mul ra, ra, s5\n\tadd s0, s0, ra\n\t"
+
+CV_SHARED __attribute__((naked, noinline, noclone)) void
+cv_fc8_h(const int16_t *v, const int8_t *w, int32_t K, int32_t groups, int32_t *acc)
+{
+    (void)v;
+    (void)w;
+    (void)K;
+    (void)groups;
+    (void)acc;
+    __asm__ volatile("addi sp, sp, -32\n\t"
+                     "sw s0, 0(sp)\n\tsw s1, 4(sp)\n\tsw s2, 8(sp)\n\tsw s3, 12(sp)\n\t"
+                     "sw s4, 16(sp)\n\tsw s5, 20(sp)\n\tsw ra, 24(sp)\n\t"
+                     "add t0, a1, a2\n\tadd t1, t0, a2\n\tadd t2, t1, a2\n\tadd s1, t2, a2\n\t"
+                     "add s2, s1, a2\n\tadd s3, s2, a2\n\tadd s4, s3, a2\n\t"
+                     "lw t3, 0(a4)\n\tlw t4, 4(a4)\n\tlw t5, 8(a4)\n\tlw t6, 12(a4)\n\t"
+                     "lw a5, 16(a4)\n\tlw a6, 20(a4)\n\tlw a7, 24(a4)\n\tlw s0, 28(a4)\n\t"
+                     "1:\n\t" CV_FC8_U(0, 0) CV_FC8_U(1, 2) CV_FC8_U(2, 4) CV_FC8_U(3, 6) CV_FC8_U(4, 8)
+                         CV_FC8_U(5, 10) CV_FC8_U(6, 12) CV_FC8_U(7, 14)
+                     "addi a0, a0, 16\n\t"
+                     "addi a1, a1, 8\n\taddi t0, t0, 8\n\taddi t1, t1, 8\n\taddi t2, t2, 8\n\t"
+                     "addi s1, s1, 8\n\taddi s2, s2, 8\n\taddi s3, s3, 8\n\taddi s4, s4, 8\n\t"
+                     "addi a3, a3, -1\n\t"
+                     "bnez a3, 1b\n\t"
+                     "sw t3, 0(a4)\n\tsw t4, 4(a4)\n\tsw t5, 8(a4)\n\tsw t6, 12(a4)\n\t"
+                     "sw a5, 16(a4)\n\tsw a6, 20(a4)\n\tsw a7, 24(a4)\n\tsw s0, 28(a4)\n\t"
+                     "lw s0, 0(sp)\n\tlw s1, 4(sp)\n\tlw s2, 8(sp)\n\tlw s3, 12(sp)\n\t"
+                     "lw s4, 16(sp)\n\tlw s5, 20(sp)\n\tlw ra, 24(sp)\n\t"
+                     "addi sp, sp, 32\n\t"
+                     "ret\n\t");
+}
+#undef CV_FC8_U
+
+/* The output stage of cv_fc12_h (per-tensor parameters, arm_nn_requantize's rounding
+   as ((t - (t < 0)) >> pre + h) >> sh, see corev_nn.h's cv_rq4_prep). */
+typedef struct
+{
+    int32_t m2, pre, h, sh; /* 0, 4, 8, 12 */
+    int32_t out_off;        /* 16 */
+    int32_t act_min;        /* 20 */
+    int32_t act_max;        /* 24 */
+    int8_t *dst;            /* 28: advanced by 12 dstep */
+    int32_t dstep;          /* 32 */
+} cv_fc_q;
+
+/*
+ * The same for 12 rows over groups of 16 along K: per group 16 input halfwords, 192
+ * byte loads, multiplies and adds and 14 pointer steps and loop instructions: 3.17
+ * instructions per MAC. All 28 registers hold the 12 accumulators, the 12 row
+ * pointers, the input pointer, the input value and two weights; the end of the input
+ * and the accumulators' address wait on the stack. With q, the 12 sums (acc: their
+ * start values) are requantized and stored there (14 instructions an output), else
+ * stored back to acc.
+ */
+#define CV_FC12_U(u, h)                                                                                                \
+    "lh t6, " #h "(a0)\n\tlb a6, " #u "(a1)\n\tlb a7, " #u "(a2)\n\t"                                                  \
+    "mul a6, a6, t6\n\tadd t3, t3, a6\n\tlb a6, " #u "(a3)\n\t"                                                        \
+    "mul a7, a7, t6\n\tadd t4, t4, a7\n\tlb a7, " #u "(a4)\n\t"                                                        \
+    "mul a6, a6, t6\n\tadd t5, t5, a6\n\tlb a6, " #u "(a5)\n\t"                                                        \
+    "mul a7, a7, t6\n\tadd s0, s0, a7\n\tlb a7, " #u "(t0)\n\t"                                                        \
+    "mul a6, a6, t6\n\tadd s1, s1, a6\n\tlb a6, " #u "(t1)\n\t"                                                        \
+    "mul a7, a7, t6\n\tadd s2, s2, a7\n\tlb a7, " #u "(t2)\n\t"                                                        \
+    "mul a6, a6, t6\n\tadd s3, s3, a6\n\tlb a6, " #u "(ra)\n\t"                                                        \
+    "mul a7, a7, t6\n\tadd s4, s4, a7\n\tlb a7, " #u "(s10)\n\t"                                                       \
+    "mul a6, a6, t6\n\tadd s5, s5, a6\n\tlb a6, " #u "(s11)\n\t"                                                       \
+    "mul a7, a7, t6\n\tadd s6, s6, a7\n\tlb a7, " #u "(s9)\n\t"                                                        \
+    "mul a6, a6, t6\n\tadd s7, s7, a6\n\tmul a7, a7, t6\n\tadd s8, s8, a7\n\t"
+/* accumulator X: t0 = 2 mult, t1 = pre, t2 = h, ra = sh, a1 = output offset, a2/a3 =
+   activation min/max, a4 = output pointer, a5 = its step, a0 temporary */
+#define CV_FC12_RQ(X, L)                                                                                               \
+    "mul a0, " #X ", t0\n\tmulhsu " #X ", " #X ", t0\n\tsrli a0, a0, 31\n\tadd " #X ", " #X ", a0\n\t"                  \
+    "srai a0, " #X ", 31\n\tadd " #X ", " #X ", a0\n\tsra " #X ", " #X ", t1\n\tadd " #X ", " #X ", t2\n\t"              \
+    "sra " #X ", " #X ", ra\n\tadd " #X ", " #X ", a1\n\tblt " #X ", a2, " #L "0f\n\tblt a3, " #X ", " #L "1f\n"          \
+    #L "2:\n\tsb " #X ", 0(a4)\n\tadd a4, a4, a5\n\t"
+#define CV_FC12_FIX(X, L) #L "0:\n\tmv " #X ", a2\n\tj " #L "2b\n" #L "1:\n\tmv " #X ", a3\n\tj " #L "2b\n"
+
+CV_SHARED __attribute__((naked, noinline, noclone)) void
+cv_fc12_h(const int16_t *v, const int8_t *w, int32_t K, int32_t groups, int32_t *acc, cv_fc_q *q)
+{
+    (void)v;
+    (void)w;
+    (void)K;
+    (void)groups;
+    (void)acc;
+    (void)q;
+    __asm__ volatile(
+        "addi sp, sp, -64\n\t"
+        "sw s0, 0(sp)\n\tsw s1, 4(sp)\n\tsw s2, 8(sp)\n\tsw s3, 12(sp)\n\tsw s4, 16(sp)\n\tsw s5, 20(sp)\n\t"
+        "sw s6, 24(sp)\n\tsw s7, 28(sp)\n\tsw s8, 32(sp)\n\tsw s9, 36(sp)\n\tsw s10, 40(sp)\n\tsw s11, 44(sp)\n\t"
+        "sw ra, 48(sp)\n\tsw a4, 52(sp)\n\tsw a5, 60(sp)\n\t"
+        "slli a3, a3, 5\n\tadd a3, a0, a3\n\tsw a3, 56(sp)\n\t"
+        "mv t6, a2\n\tadd a2, a1, t6\n\tadd a3, a2, t6\n\tadd a4, a3, t6\n\tadd a5, a4, t6\n\tadd t0, a5, t6\n\t"
+        "add t1, t0, t6\n\tadd t2, t1, t6\n\tadd ra, t2, t6\n\tadd s10, ra, t6\n\tadd s11, s10, t6\n\tadd s9, s11, t6\n\t"
+        "lw a6, 52(sp)\n\t"
+        "lw t3, 0(a6)\n\tlw t4, 4(a6)\n\tlw t5, 8(a6)\n\tlw s0, 12(a6)\n\tlw s1, 16(a6)\n\tlw s2, 20(a6)\n\t"
+        "lw s3, 24(a6)\n\tlw s4, 28(a6)\n\tlw s5, 32(a6)\n\tlw s6, 36(a6)\n\tlw s7, 40(a6)\n\tlw s8, 44(a6)\n"
+        "1:\n\t" CV_FC12_U(0, 0) CV_FC12_U(1, 2) CV_FC12_U(2, 4) CV_FC12_U(3, 6) CV_FC12_U(4, 8) CV_FC12_U(5, 10)
+            CV_FC12_U(6, 12) CV_FC12_U(7, 14) CV_FC12_U(8, 16) CV_FC12_U(9, 18) CV_FC12_U(10, 20) CV_FC12_U(11, 22)
+                CV_FC12_U(12, 24) CV_FC12_U(13, 26) CV_FC12_U(14, 28) CV_FC12_U(15, 30)
+        "addi a0, a0, 32\n\taddi a1, a1, 16\n\taddi a2, a2, 16\n\taddi a3, a3, 16\n\taddi a4, a4, 16\n\t"
+        "addi a5, a5, 16\n\taddi t0, t0, 16\n\taddi t1, t1, 16\n\taddi t2, t2, 16\n\taddi ra, ra, 16\n\t"
+        "addi s10, s10, 16\n\taddi s11, s11, 16\n\taddi s9, s9, 16\n\t"
+        "lw a6, 56(sp)\n\tbne a0, a6, 1b\n\t"
+        "lw a6, 60(sp)\n\tbnez a6, 3f\n\t"
+        "lw a6, 52(sp)\n\t"
+        "sw t3, 0(a6)\n\tsw t4, 4(a6)\n\tsw t5, 8(a6)\n\tsw s0, 12(a6)\n\tsw s1, 16(a6)\n\tsw s2, 20(a6)\n\t"
+        "sw s3, 24(a6)\n\tsw s4, 28(a6)\n\tsw s5, 32(a6)\n\tsw s6, 36(a6)\n\tsw s7, 40(a6)\n\tsw s8, 44(a6)\n"
+        "4:\n\t"
+        "lw s0, 0(sp)\n\tlw s1, 4(sp)\n\tlw s2, 8(sp)\n\tlw s3, 12(sp)\n\tlw s4, 16(sp)\n\tlw s5, 20(sp)\n\t"
+        "lw s6, 24(sp)\n\tlw s7, 28(sp)\n\tlw s8, 32(sp)\n\tlw s9, 36(sp)\n\tlw s10, 40(sp)\n\tlw s11, 44(sp)\n\t"
+        "lw ra, 48(sp)\n\taddi sp, sp, 64\n\tret\n"
+        /* the output stage */
+        "3:\n\tlw t0, 0(a6)\n\tlw t1, 4(a6)\n\tlw t2, 8(a6)\n\tlw ra, 12(a6)\n\tlw a1, 16(a6)\n\tlw a2, 20(a6)\n\t"
+        "lw a3, 24(a6)\n\tlw a4, 28(a6)\n\tlw a5, 32(a6)\n\t"
+        CV_FC12_RQ(t3, 10) CV_FC12_RQ(t4, 11) CV_FC12_RQ(t5, 12) CV_FC12_RQ(s0, 13) CV_FC12_RQ(s1, 14)
+        CV_FC12_RQ(s2, 15) CV_FC12_RQ(s3, 16) CV_FC12_RQ(s4, 17) CV_FC12_RQ(s5, 18) CV_FC12_RQ(s6, 19)
+        CV_FC12_RQ(s7, 20) CV_FC12_RQ(s8, 21)
+        "lw a6, 60(sp)\n\tsw a4, 28(a6)\n\tj 4b\n"
+        CV_FC12_FIX(t3, 10) CV_FC12_FIX(t4, 11) CV_FC12_FIX(t5, 12) CV_FC12_FIX(s0, 13) CV_FC12_FIX(s1, 14)
+        CV_FC12_FIX(s2, 15) CV_FC12_FIX(s3, 16) CV_FC12_FIX(s4, 17) CV_FC12_FIX(s5, 18) CV_FC12_FIX(s6, 19)
+        CV_FC12_FIX(s7, 20) CV_FC12_FIX(s8, 21));
+}
+#undef CV_FC12_U
+#undef CV_FC12_RQ
+#undef CV_FC12_FIX
+#endif
+
+#if defined(CV_WANT_ROWS)
+/*
+ * Dot products of one row x (int8, K) with `count` weight rows (K apart): acc[n] =
+ * init[n] + x . w_n. For the last 1 to 3 rows of a matrix product, where the 4-row
+ * panel kernels would compute 4 (fully connected kernels: 12 and 8 rows at a time, x as
+ * int16 on the stack; K <= CV_ROW_KMAX).
+ */
+#define CV_ROW_KMAX 256 /* arm_nn_mat_mult_nt_t_s8 calls it for K <= CV_MM_KMAX (256) */
+CV_SHARED void cv_row_dots(const int8_t *x, int32_t K, const int8_t *w, int32_t count, const int32_t *init,
+                                  int32_t *acc)
+{
+    int16_t xh[CV_ROW_KMAX];
+    for (int32_t k = 0; k < K; k++)
+    {
+        xh[k] = x[k];
+    }
+    int32_t n = 0;
+    if (K >= 16)
+    {
+        const int32_t k16 = K & ~15;
+        for (; n + 12 <= count; n += 12, w += 12 * K)
+        {
+            for (int32_t j = 0; j < 12; j++)
+            {
+                acc[n + j] = init[n + j];
+            }
+            cv_fc12_h(xh, w, K, K >> 4, acc + n, NULL);
+            for (int32_t j = 0; j < 12; j++)
+            {
+                for (int32_t k = k16; k < K; k++)
+                {
+                    acc[n + j] += xh[k] * w[j * K + k];
+                }
+            }
+        }
+        const int32_t k8 = K & ~7;
+        for (; n + 8 <= count; n += 8, w += 8 * K)
+        {
+            for (int32_t j = 0; j < 8; j++)
+            {
+                acc[n + j] = init[n + j];
+            }
+            cv_fc8_h(xh, w, K, K >> 3, acc + n);
+            for (int32_t j = 0; j < 8; j++)
+            {
+                for (int32_t k = k8; k < K; k++)
+                {
+                    acc[n + j] += xh[k] * w[j * K + k];
+                }
+            }
+        }
+    }
+    for (; n < count; n++, w += K)
+    {
+        int32_t a = init[n];
+        for (int32_t k = 0; k < K; k++)
+        {
+            a += xh[k] * w[k];
+        }
+        acc[n] = a;
+    }
+}
+
+#endif
 #if COREV_XCV
 #include "corev_xcv.h"
 #endif

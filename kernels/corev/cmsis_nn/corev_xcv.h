@@ -471,7 +471,7 @@ static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq, const int32_t *mult, const in
  * cv_panel_gemm with the kernels above: the same arguments and outputs, and rq: the
  * channels' cv_xrq_prep words if all are mode 1 (else NULL). Full panels of such
  * channels take the fused kernel; the rest stores accumulators for cv_xstore. The
- * panel's bytes from K to the end of its last group must be zero (cv_xpanel_zero_tail).
+ * panel's bytes from K to the end of its last group must be zero (cv_panel_zero_tail, corev_nn.h).
  */
 static CV_UNUSED void cv_xpanel_gemm(const int8_t *panel,
                                      int32_t rows,
@@ -534,22 +534,6 @@ static CV_UNUSED void cv_xpanel_gemm(const int8_t *panel,
     }
 }
 
-/* Zero the panel's bytes from K to the end of its last group, in all 4 rows. */
-CV_INLINE void cv_xpanel_zero_tail(int8_t *panel, int32_t K)
-{
-    const int32_t t = K & 3;
-    if (t)
-    {
-        int8_t *g = panel + 16 * (K >> 2);
-        for (int32_t r = 0; r < 4; r++)
-        {
-            for (int32_t j = t; j < 4; j++)
-            {
-                g[4 * r + j] = 0;
-            }
-        }
-    }
-}
 
 /* ---------------------------------------------------------------------------------
  * Depthwise 3x3 along one axis: dot products over the taps.
@@ -976,6 +960,174 @@ CV_XCV_NAKED void cv_xfc4(const int8_t *x, const int8_t *w, int32_t wstride, int
                      "addi sp, sp, 16\n\t"
                      "ret\n\t"
                      ".option pop\n\t");
+}
+
+/* cv.sdotusp.b (funct7 1010000): rd += the 4 products of rs1's bytes as unsigned and
+   rs2's as signed */
+#define XCV_SDOTUSP(rd, a, b) ".insn r 0x7b, 1, 0x50, " #rd ", " #a ", " #b "\n\t"
+
+/*
+ * Fully connected, 8 weight rows (wstride apart) against the input vector x (words),
+ * over `groups` groups of 4 along K (>= 1): out[j] = x . w_j. Per group one input word
+ * shared by the 8 rows, 8 weight words, 8 dot products: 32 MACs in 17 cycles, in a
+ * hardware loop (each load is used two instructions later: no stall). The input bytes
+ * are signed (cv_xfc8: cv.sdotsp.b) or unsigned (cv_xfc8u: cv.sdotusp.b, for inputs
+ * plus an offset that lie in 0..255).
+ */
+#define CV_XFC8_BODY(DOT)                                                                                              \
+    ".option push\n\t"                                                                                                \
+    ".option norvc\n\t"                                                                                               \
+    "addi sp, sp, -32\n\t"                                                                                            \
+    "sw s0, 0(sp)\n\tsw s1, 4(sp)\n\tsw s2, 8(sp)\n\tsw s3, 12(sp)\n\tsw s4, 16(sp)\n\tsw ra, 20(sp)\n\t"             \
+    "add t0, a1, a2\n\t"                                                                                              \
+    "add t1, t0, a2\n\t"                                                                                              \
+    "add t2, t1, a2\n\t"                                                                                              \
+    "add s1, t2, a2\n\t"                                                                                              \
+    "add s2, s1, a2\n\t"                                                                                              \
+    "add s3, s2, a2\n\t"                                                                                              \
+    "add s4, s3, a2\n\t"                                                                                              \
+    "li t3, 0\n\tli t4, 0\n\tli t5, 0\n\tli t6, 0\n\tli a5, 0\n\tli a6, 0\n\tli a7, 0\n\tli s0, 0\n\t"              \
+    "1:\n\t" XCV_SETUP(0, 13, 1b, 2f) XCV_LW_PI(ra, a0, 4) XCV_LW_PI(a2, a1, 4) XCV_LW_PI(a3, t0, 4)              \
+        DOT(t3, ra, a2) XCV_LW_PI(a2, t1, 4) DOT(t4, ra, a3) XCV_LW_PI(a3, t2, 4) DOT(t5, ra, a2)                   \
+            XCV_LW_PI(a2, s1, 4) DOT(t6, ra, a3) XCV_LW_PI(a3, s2, 4) DOT(a5, ra, a2) XCV_LW_PI(a2, s3, 4)          \
+                DOT(a6, ra, a3) XCV_LW_PI(a3, s4, 4) DOT(a7, ra, a2) DOT(s0, ra, a3) "2:\n\t"                        \
+    "sw t3, 0(a4)\n\tsw t4, 4(a4)\n\tsw t5, 8(a4)\n\tsw t6, 12(a4)\n\t"                                                 \
+    "sw a5, 16(a4)\n\tsw a6, 20(a4)\n\tsw a7, 24(a4)\n\tsw s0, 28(a4)\n\t"                                              \
+    "lw s0, 0(sp)\n\tlw s1, 4(sp)\n\tlw s2, 8(sp)\n\tlw s3, 12(sp)\n\tlw s4, 16(sp)\n\tlw ra, 20(sp)\n\t"             \
+    "addi sp, sp, 32\n\t"                                                                                             \
+    "ret\n\t"                                                                                                         \
+    ".option pop\n\t"
+
+CV_XCV_NAKED void cv_xfc8(const uint32_t *x, const int8_t *w, int32_t wstride, int32_t groups, int32_t *out)
+{
+    (void)x;
+    (void)w;
+    (void)wstride;
+    (void)groups;
+    (void)out;
+    __asm__ volatile(CV_XFC8_BODY(XCV_SDOTSP));
+}
+
+CV_XCV_NAKED void cv_xfc8u(const uint32_t *x, const int8_t *w, int32_t wstride, int32_t groups, int32_t *out)
+{
+    (void)x;
+    (void)w;
+    (void)wstride;
+    (void)groups;
+    (void)out;
+    __asm__ volatile(CV_XFC8_BODY(XCV_SDOTUSP));
+}
+#undef CV_XFC8_BODY
+
+/*
+ * The same for 1 to 4 rows (wstride apart; 0: one row 4 times): out[j] = x . w_j for
+ * j < 4, 16 MACs in 9 cycles.
+ */
+#define CV_XFC4_BODY(DOT)                                                                                              \
+    ".option push\n\t"                                                                                                \
+    ".option norvc\n\t"                                                                                               \
+    "add t0, a1, a2\n\t"                                                                                              \
+    "add t1, t0, a2\n\t"                                                                                              \
+    "add t2, t1, a2\n\t"                                                                                              \
+    "li t3, 0\n\tli t4, 0\n\tli t5, 0\n\tli t6, 0\n\t"                                                                  \
+    "1:\n\t" XCV_SETUP(0, 13, 1b, 2f) XCV_LW_PI(a5, a0, 4) XCV_LW_PI(a6, a1, 4) XCV_LW_PI(a7, t0, 4)              \
+        DOT(t3, a5, a6) XCV_LW_PI(a6, t1, 4) DOT(t4, a5, a7) XCV_LW_PI(a7, t2, 4) DOT(t5, a5, a6)                   \
+            DOT(t6, a5, a7) "2:\n\t"                                                                                 \
+    "sw t3, 0(a4)\n\tsw t4, 4(a4)\n\tsw t5, 8(a4)\n\tsw t6, 12(a4)\n\t"                                                 \
+    "ret\n\t"                                                                                                         \
+    ".option pop\n\t"
+
+CV_XCV_NAKED void cv_xfc4s(const uint32_t *x, const int8_t *w, int32_t wstride, int32_t groups, int32_t *out)
+{
+    (void)x;
+    (void)w;
+    (void)wstride;
+    (void)groups;
+    (void)out;
+    __asm__ volatile(CV_XFC4_BODY(XCV_SDOTSP));
+}
+
+CV_XCV_NAKED void cv_xfc4u(const uint32_t *x, const int8_t *w, int32_t wstride, int32_t groups, int32_t *out)
+{
+    (void)x;
+    (void)w;
+    (void)wstride;
+    (void)groups;
+    (void)out;
+    __asm__ volatile(CV_XFC4_BODY(XCV_SDOTUSP));
+}
+#undef CV_XFC4_BODY
+
+/* SIMD on the 4 bytes of a word: byte-wise signed max / min, byte-wise add (wrapping) */
+CV_INLINE uint32_t cv_xmax_b(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__(".insn r 0x7b, 1, 0x18, %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+CV_INLINE uint32_t cv_xmin_b(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__(".insn r 0x7b, 1, 0x10, %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+CV_INLINE uint32_t cv_xadd_b(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__(".insn r 0x7b, 1, 0x00, %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+/*
+ * Dot products of one row x (int8, K) with `count` weight rows (K apart): acc[n] =
+ * init[n] + x . w_n (cv_row_dots with the SIMD fully connected kernels: 8 rows, then 4,
+ * then one at a time; the last K % 4 values in C).
+ */
+static CV_UNUSED void cv_xrow_dots(const int8_t *x, int32_t K, const int8_t *w, int32_t count, const int32_t *init,
+                                   int32_t *acc)
+{
+    const int32_t groups = K >> 2, k4 = K & ~3;
+    const uint32_t *xv = (const uint32_t *)(const void *)x;
+    int32_t r8[8];
+    for (int32_t n = 0; n < count;)
+    {
+        int32_t nr;
+        if (groups && count - n >= 8)
+        {
+            cv_xfc8(xv, w, K, groups, r8);
+            nr = 8;
+        }
+        else if (groups && count - n >= 4)
+        {
+            cv_xfc4s(xv, w, K, groups, r8);
+            nr = 4;
+        }
+        else
+        {
+            if (groups)
+            {
+                cv_xfc4s(xv, w, 0, groups, r8);
+            }
+            else
+            {
+                r8[0] = 0;
+            }
+            nr = 1;
+        }
+        for (int32_t j = 0; j < nr; j++)
+        {
+            int32_t a = init[n + j] + r8[j];
+            for (int32_t k = k4; k < K; k++)
+            {
+                a += x[k] * w[j * K + k];
+            }
+            acc[n + j] = a;
+        }
+        n += nr;
+        w += nr * K;
+    }
 }
 
 #endif

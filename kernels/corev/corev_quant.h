@@ -1,0 +1,306 @@
+/*
+ * Float32 to int8 quantization without an FPU, for the quantize kernels of this
+ * directory (op_quantize.cpp: quantized_decomposed::, op_cortex_m_quantize.cpp:
+ * cortex_m::) and their test (tests/fixtures/xcv_kernels). C and C++; all static.
+ *
+ * Both libraries compute, per element,
+ *     q = clamp(zero_point + nearbyint(float(inv_scale * x)), qmin, qmax)
+ * with inv_scale = 1.0f / float(scale): a float product (rounded to nearest even),
+ * then rounded to an integer (ties to even). Without an FPU that is two soft-float
+ * calls (__mulsf3, nearbyintf) and 340 instructions an element. Here:
+ *
+ * - Fast path, one 32-bit multiply: the top 16 bits of each significand (the
+ *   hidden bit included) give the product P = mh * sh in [2^30, 2^32), at most
+ *   2^-13 below the exact one. F = P >> n (n = c - exponent of x, 0 to 31) is
+ *   |x * inv_scale| in units of 2^-16, rounded down; for F < 2^25 (below 2^9)
+ *   r = (F + 2^15) >> 16, larger values saturate (|r| >= 512 clamps to the range's end
+ *   for zero points within +-256). The exact product lies in [F, F + 1 + 2^12) (2^25 * 2^-13)
+ *   and its float rounding moves it by at most 2 units: when no half-integer is in
+ *   [F - 2, F + 2^12 + 3], both roundings of the library give r. (Rounding to
+ *   nearest even is symmetric, so the sign is applied after.)
+ * - Near a half-integer (about 1 element in 16 when |x * inv_scale| is near 2^9,
+ *   fewer below), the exact product: cv_quant_exact, 48 bits (mulhu), rounded to
+ *   float, then to an integer, ties to even.
+ * - |x * inv_scale| < 2^-16: r = 0 (also for zeros).
+ * - Subnormal, infinite or NaN x, |x * inv_scale| >= 2^16 and anything else the
+ *   arithmetic does not cover: the caller's generic function, the library's own
+ *   float expression (each library has its own for huge values: int64 or int32).
+ *
+ * The parameters (cv_quant_make) are checked once per call: inv_scale normal and at
+ * least 2^-113, |zero_point| <= 256. Otherwise every element takes the generic function.
+ */
+#ifndef COREV_QUANT_H
+#define COREV_QUANT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define CV_QUANT_HOT __attribute__((optimize("O2"), unused))
+#else
+#define CV_QUANT_HOT __attribute__((unused))
+#endif
+
+typedef struct
+{
+    uint32_t sh;    /* top 16 bits of inv_scale's significand (hidden bit included) */
+    uint32_t ms;    /* its 24-bit significand */
+    int32_t es;     /* its biased exponent */
+    uint32_t sign;  /* its sign bit */
+    int32_t c;      /* n = c - (biased exponent of x) */
+    int32_t ok;     /* 0: inv_scale not normal, or zero_point too large */
+} cv_quant;
+
+static inline uint32_t cv_quant_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline cv_quant cv_quant_make(float inv_scale, int32_t zero_point)
+{
+    cv_quant p;
+    const uint32_t us = cv_quant_bits(inv_scale);
+    p.es = (int32_t)((us >> 23) & 0xff);
+    p.ms = (us & 0x7fffff) | 0x800000;
+    p.sh = p.ms >> 8;
+    p.sign = us & 0x80000000u;
+    /* |x * inv_scale| = mx * ms * 2^(ex + es - 300) ~ P * 2^(ex + es - 284):
+       F = P * 2^(ex + es - 268) */
+    p.c = 268 - p.es;
+    /* es >= 14: n = c - 255 < 0 for infinite and NaN x; |zero_point| <= 256: a saturated
+       |x * inv_scale| >= 2^9 clamps to the same end of any int8 or uint8 range */
+    p.ok = p.es >= 14 && p.es <= 254 && zero_point >= -256 && zero_point <= 256;
+    return p;
+}
+
+/*
+ * nearbyint(float(inv_scale * x)) for x of bits ux with |result| < 2^28, exactly: the
+ * 48-bit product of the significands rounded to 24 bits (to nearest even), then to an
+ * integer (ties to even). 0: it cannot say (subnormal, infinite or NaN x, larger
+ * results); the caller then takes the library's expression.
+ */
+static __attribute__((unused)) int32_t cv_quant_exact(const cv_quant *p, uint32_t ux, int32_t *q)
+{
+    const uint32_t ex = (ux >> 23) & 0xff;
+    if (ex - 1u >= 254u)
+    {
+        if ((ux << 1) == 0)
+        {
+            *q = 0;
+            return 1;
+        }
+        return 0;
+    }
+    /* the 48-bit product H * 2^32 + L (mulhu and mul: no 64-bit shifts) */
+    const uint32_t mx = (ux & 0x7fffff) | 0x800000;
+    const uint32_t H = (uint32_t)(((uint64_t)mx * p->ms) >> 32); /* 2^14 .. 2^16 - 1 */
+    const uint32_t L = mx * p->ms;
+    const int32_t drop = 23 + (int32_t)(H >> 15); /* bits below the float's last one */
+    uint32_t m = (H << (32 - drop)) | (L >> drop);
+    const uint32_t rest = L & ((1u << drop) - 1);
+    const uint32_t half = 1u << (drop - 1);
+    if (rest > half || (rest == half && (m & 1)))
+    {
+        ++m; /* may reach 2^24: still exact */
+    }
+    const int32_t e = (int32_t)ex + p->es - 300 + drop; /* value = m * 2^e */
+    int32_t r;
+    if (e >= 0)
+    {
+        if (e > 4)
+        {
+            return 0; /* >= 2^28 */
+        }
+        r = (int32_t)(m << e);
+    }
+    else if (e < -25)
+    {
+        r = 0; /* < 2^-1 */
+    }
+    else
+    {
+        const int32_t sh = -e;
+        r = (int32_t)(m >> sh);
+        const uint32_t rem = m & ((1u << sh) - 1);
+        const uint32_t h = 1u << (sh - 1);
+        if (rem > h || (rem == h && (r & 1)))
+        {
+            ++r;
+        }
+    }
+    *q = ((ux ^ p->sign) & 0x80000000u) ? -r : r;
+    return 1;
+}
+
+/*
+ * The library's expression for the elements the arithmetic here leaves:
+ * zero_point + nearbyint(inv_scale * x), before the clamp.
+ */
+typedef int32_t (*cv_quant_generic)(float inv_scale, int32_t zero_point, float x);
+
+/*
+ * n elements into bytes (int8 or uint8: the same byte for the same q in range).
+ */
+static CV_QUANT_HOT void cv_quantize(const float *in,
+                                     uint8_t *out,
+                                     int32_t n,
+                                     float inv_scale,
+                                     int32_t zero_point,
+                                     int32_t qmin,
+                                     int32_t qmax,
+                                     cv_quant_generic generic)
+{
+    const cv_quant p = cv_quant_make(inv_scale, zero_point);
+    const uint32_t *x = (const uint32_t *)(const void *)in;
+    const uint32_t sh = p.sh, c = (uint32_t)p.c, sign = p.sign;
+    /* an out-of-range parameter: every element takes the generic expression */
+    const uint32_t span = p.ok ? 32u : 0u;
+    const uint32_t span_q = (uint32_t)(qmax - qmin); /* qmin <= qmax */
+    for (int32_t i = 0; i < n; i++)
+    {
+        const uint32_t ux = x[i];
+        const uint32_t nsh = c - ((ux >> 23) & 0xff);
+        int32_t q;
+        if (__builtin_expect(nsh < span, 1))
+        {
+            const uint32_t P = (((ux << 8) | 0x80000000u) >> 16) * sh;
+            const uint32_t F = P >> nsh;
+            const uint32_t u = F + 0x8000u;
+            /* |x * inv_scale| >= 2^9: saturated (clamped below) */
+            int32_t r = F < (1u << 25) ? (int32_t)(u >> 16) : 1024;
+            const int32_t neg = (int32_t)(ux ^ sign) >> 31;
+            r = (r ^ neg) - neg;
+            if (__builtin_expect(((u + 0x1008u) << 16) < (0x1010u << 16), 0) && F < (1u << 25))
+            {
+                /* near a half-integer */
+                if (!cv_quant_exact(&p, ux, &r))
+                {
+                    r = (int32_t)((uint32_t)generic(inv_scale, zero_point, in[i]) - (uint32_t)zero_point);
+                }
+            }
+            q = (int32_t)((uint32_t)zero_point + (uint32_t)r);
+        }
+        else if (p.ok && ((ux << 1) == 0 || ((int32_t)nsh > 31 && ((ux >> 23) & 0xff) != 0)))
+        {
+            q = zero_point; /* zero, or |x * inv_scale| < 2^-16 */
+        }
+        else
+        {
+            q = generic(inv_scale, zero_point, in[i]);
+        }
+        /* one untaken branch when q is inside [qmin, qmax] (the clamps as branches
+           would be taken for most elements) */
+        if (__builtin_expect((uint32_t)(q - qmin) > span_q, 0))
+        {
+            q = q < qmin ? qmin : qmax;
+        }
+        out[i] = (uint8_t)q;
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * int8 to float32: out = float(q - zero_point) * scale, rounded once (to nearest
+ * even), as both libraries compute it (an exact int-to-float conversion, then
+ * __mulsf3). For a normal scale and |q - zero_point| < 256: d = |q - zero_point| is
+ * shifted to 8 bits (128..255), so its product with the 24-bit significand of the
+ * scale has 31 or 32 bits: one 32-bit multiply, the rounding on its low 7 or 8 bits.
+ * ------------------------------------------------------------------------------- */
+
+/* floor(log2(i)) for 0 < i < 256 */
+#define CV_L4(v) v, v, v, v
+#define CV_L16(v) CV_L4(v), CV_L4(v), CV_L4(v), CV_L4(v)
+static const uint8_t cv_log2_byte[256] = {0, 0, 1, 1, CV_L4(2), CV_L4(3), CV_L4(3), CV_L16(4),
+                                          CV_L16(5), CV_L16(5), CV_L16(6), CV_L16(6), CV_L16(6), CV_L16(6),
+                                          CV_L16(7), CV_L16(7), CV_L16(7), CV_L16(7), CV_L16(7), CV_L16(7),
+                                          CV_L16(7), CV_L16(7)};
+#undef CV_L4
+#undef CV_L16
+
+typedef struct
+{
+    uint32_t ms;   /* scale's 24-bit significand */
+    uint32_t es;   /* its biased exponent */
+    uint32_t sign; /* its sign bit */
+    int32_t ok;    /* a normal scale */
+} cv_dequant;
+
+static inline cv_dequant cv_dequant_make(float scale)
+{
+    cv_dequant p;
+    const uint32_t us = cv_quant_bits(scale);
+    p.es = (us >> 23) & 0xff;
+    p.ms = (us & 0x7fffff) | 0x800000;
+    p.sign = us & 0x80000000u;
+    p.ok = p.es - 1u < 254u;
+    return p;
+}
+
+/* The bits of float(d) * scale for |d| < 256 and a normal scale. */
+static inline uint32_t cv_dequant_one(const cv_dequant *p, int32_t d)
+{
+    uint32_t s = p->sign;
+    uint32_t a = (uint32_t)d;
+    if (d < 0)
+    {
+        s ^= 0x80000000u;
+        a = 0u - a;
+    }
+    if (a == 0)
+    {
+        return p->sign; /* 0 * scale: a zero with the scale's sign */
+    }
+    const uint32_t l = cv_log2_byte[a];
+    const uint32_t P = (a << (7 - l)) * p->ms; /* 2^30 .. 2^32 - 1 */
+    const uint32_t drop = 7 + (P >> 31);
+    uint32_t m = P >> drop; /* 2^23 .. 2^24 - 1 */
+    const uint32_t rest = P & ((1u << drop) - 1);
+    const uint32_t half = 1u << (drop - 1);
+    if (rest > half || (rest == half && (m & 1)))
+    {
+        ++m; /* a carry to 2^24 moves into the exponent below */
+    }
+    const uint32_t e = p->es + l + drop - 7; /* the result's biased exponent, >= 1 */
+    if (e >= 255)
+    {
+        return s | 0x7f800000u;
+    }
+    const uint32_t out = ((e - 1) << 23) + m;
+    return s | (out >= 0x7f800000u ? 0x7f800000u : out);
+}
+
+/*
+ * n int8 (cv_dequantize_s8) or uint8 (cv_dequantize_u8) values to float bits, for a
+ * normal scale (cv_dequant_make(scale).ok) and |q - zero_point| < 256 for every q of
+ * the type (the caller checks the zero point). From 512 elements on, the 256 possible
+ * results are computed once into table (256 words) and looked up.
+ */
+#define CV_DEQUANT_DEFINE(NAME, T, FIRST)                                                                              \
+    static CV_QUANT_HOT void NAME(const T *in, uint32_t *out, int32_t n, float scale, int32_t zero_point,             \
+                                  uint32_t *table)                                                                     \
+    {                                                                                                                  \
+        const cv_dequant p = cv_dequant_make(scale);                                                                   \
+        if (n >= 512 && table)                                                                                         \
+        {                                                                                                              \
+            for (int32_t q = 0; q < 256; q++)                                                                          \
+            {                                                                                                          \
+                table[q] = cv_dequant_one(&p, q + (FIRST) - zero_point);                                               \
+            }                                                                                                          \
+            const uint32_t *t = table - (FIRST);                                                                       \
+            for (int32_t i = 0; i < n; i++)                                                                            \
+            {                                                                                                          \
+                out[i] = t[in[i]];                                                                                     \
+            }                                                                                                          \
+            return;                                                                                                    \
+        }                                                                                                              \
+        for (int32_t i = 0; i < n; i++)                                                                                \
+        {                                                                                                              \
+            out[i] = cv_dequant_one(&p, (int32_t)in[i] - zero_point);                                                  \
+        }                                                                                                              \
+    }
+CV_DEQUANT_DEFINE(cv_dequantize_s8, int8_t, -128)
+CV_DEQUANT_DEFINE(cv_dequantize_u8, uint8_t, 0)
+#undef CV_DEQUANT_DEFINE
+
+#endif
