@@ -99,7 +99,7 @@ VARIABLES = {v.name: v for v in (
              ("Off", "Debug", "Info", "Error", "Fatal")),
     Variable("PROFILE", "choice", "the profiling compiled in", (False, True, "etdump")),
     Variable("CMSIS_NN_ROOT", "text", "the path of the CMSIS-NN tree, or empty"),
-    # the executor runner's SConscript
+    # the executor runner (site_tools/executor_runner.py)
     Variable("MODEL", "text", "the path of a .pte or .bpte, a directory, a glob pattern or a "
              "comma-separated list of them (File('add.pte').abspath)"),
     Variable("MODEL_INPUTS", "text", "a JSON file of inputs, or empty"),
