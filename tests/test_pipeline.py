@@ -121,3 +121,18 @@ def test_intel_hex_and_binary_outputs(tmp_path):
     image = IntelHex(str(variant / "cxx_smoke.ihex"))
     image.padding = 0x00          # gaps: objcopy's binary has zeros there
     assert image.tobinstr(start=0, size=len(reference)) == reference
+
+
+@needs_qemu
+def test_the_boards_unrolled_routines_at_every_length_and_alignment(build_dir):
+    """crt0.S's word clearing (four words a turn) and board_puts (four characters a
+    turn), against the simple loops they replaced, at the lengths and alignments their
+    loops treat apart."""
+    result = scons("board=qemu", "app=tests/fixtures/board_routines", "run",
+                   build_dir=build_dir)
+    lines = result.stdout.splitlines()
+    assert "zero_words wrong: 0" in lines, result.stdout[-3000:]
+    expected = "puts:" + "".join("0123456789"[:length] + "|"
+                                 for align in range(4) for length in range(10))
+    assert expected in lines, result.stdout[-3000:]
+    assert result.returncode == 0, result.stdout[-3000:]

@@ -15,8 +15,19 @@ void board_putc(char c) {
   *(volatile uint8_t *)BOARD_CONSOLE_ADDR = (uint8_t)c;
 }
 
+/* Four characters a turn: one character a turn, the loop's taken branch cost more than
+   the character (about 10 cycles each on the CV32E40P). */
 void board_puts(const char *s) {
-  while (*s) board_putc(*s++);
+  for (;; s += 4) {
+    if (!s[0]) return;
+    board_putc(s[0]);
+    if (!s[1]) return;
+    board_putc(s[1]);
+    if (!s[2]) return;
+    board_putc(s[2]);
+    if (!s[3]) return;
+    board_putc(s[3]);
+  }
 }
 
 /* Decimal. Below 2^32 (every count and size a run prints) a digit is a multiply-high by

@@ -62,15 +62,11 @@ _start:
     addi a1, a1, 4
     j 1b
 2:
-    /* .bss: word-wide clear (the linker script aligns both ends to 4). Buffers
-       that the program initialises itself live in .noinit and are not cleared. */
+    /* .bss (the linker script aligns both ends to 4). Buffers that the program
+       initialises itself live in .noinit and are not cleared. */
     la a0, __bss_start
     la a1, __bss_end
-3:  bgeu a0, a1, 4f
-    sw zero, 0(a0)
-    addi a0, a0, 4
-    j 3b
-4:
+    call __crt0_zero_words
     /* Thread pointer: picolibc's errno is thread-local (local-exec model), so tp
        must point at a TLS block holding a copy of .tdata and a zeroed .tbss. */
     la tp, __tls_base
@@ -83,12 +79,8 @@ _start:
     addi a0, a0, 4
     addi a1, a1, 4
     j 5b
-6:  la a2, __tls_end
-7:  bgeu a0, a2, 8f
-    sw zero, 0(a0)
-    addi a0, a0, 4
-    j 7b
-8:
+6:  la a1, __tls_end
+    call __crt0_zero_words
     /* C++ static constructors: this is where registrations (kernels, backends) run. */
     la s0, __init_array_start
     la s1, __init_array_end
@@ -104,6 +96,30 @@ _start:
     call exit
 11: j 11b
     .size _start, . - _start
+
+    /* Zeroes the words from a0 up to a1 (both 4-aligned, a0 <= a1), four at a time:
+       a word at a time, the loop's taken branch cost twice the stores (about 1,000 of
+       add.pte's 20,000 cycles on the CV32E40P). Touches a0, a2 only; C-callable
+       (tests/fixtures/zero_words). */
+    .globl __crt0_zero_words
+    .type __crt0_zero_words, @function
+__crt0_zero_words:
+    sub a2, a1, a0
+    andi a2, a2, -16
+    add a2, a0, a2          /* the end of the whole groups of four */
+    beq a0, a2, 2f
+1:  sw zero, 0(a0)
+    sw zero, 4(a0)
+    sw zero, 8(a0)
+    sw zero, 12(a0)
+    addi a0, a0, 16
+    bne a0, a2, 1b
+2:  beq a0, a1, 4f
+3:  sw zero, 0(a0)
+    addi a0, a0, 4
+    bne a0, a1, 3b
+4:  ret
+    .size __crt0_zero_words, . - __crt0_zero_words
 
     /* Any trap or interrupt: report it and end the program (board_trap). The report
        relies on nothing of the program's state: gp and sp are set anew, and the
