@@ -126,3 +126,23 @@ def test_unknown_operator_fails_cleanly(ops, et_root, build_dir):
     assert "aten::not_an_op.out" in result.stdout, result.stdout
     assert "Traceback" not in result.stdout, result.stdout
     assert not actions(result.stdout), "built something before failing:\n" + result.stdout
+
+
+def test_the_dtype_selection_leaves_other_dtypes_code_out(et_root, tmp_path):
+    """add.pte adds float32 tensors: of the portable add (the CORE-V kernel's fallback)
+    the image holds the float code only. ExecuTorch's generated selection compared
+    std::string_views, which GCC -Os never folded: the check stayed a run-time one and
+    every dtype's code stayed in, complex<double> and soft double among it (add.pte's
+    text was 49 KB, 26 KB without)."""
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
+    result = scons("board=qemu", "model=%s" % (MODELS / "add.pte"), build_dir=tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:]
+    [elf] = tmp_path.glob("qemu-*/add/executor_runner.elf")
+    with open(elf, "rb") as f:
+        names = {symbol.name for section in ELFFile(f).iter_sections()
+                 if isinstance(section, SymbolTableSection) for symbol in section.iter_symbols()}
+    loads = [n for n in names if "get_load_to_compute_fn_impl" in n and "7add_out" in n]
+    assert loads and all("_implIfX" in n for n in loads), sorted(loads)
+    assert not [n for n in names if "complexI" in n], sorted(n for n in names if "complexI" in n)
+    assert not {"__adddf3", "__muldf3"} & names

@@ -4,7 +4,8 @@
     native_functions.yaml     <- the schemas of the library's operators, cut from torchgen's
     RegisterCodegen...cpp     <- codegen.gen                      <- both, the library's yamls
     selected_max_kernel_num.h <- codegen.tools.gen_max_kernel_num (v1.4; v1.0 has none)
-    selected_op_variants.h    <- codegen.tools.gen_selected_op_variants (dtype selection)
+    selected_op_variants.h    <- codegen.tools.gen_selected_op_variants (dtype selection;
+                                 rewritten so that the compiler folds it: foldable_op_variants)
 
 codegen.gen parses every schema it is given, and torchgen's native_functions.yaml has
 2,584 (1.3 s, most of a registration's time); it needs only those of the operators the
@@ -230,10 +231,31 @@ def _gen_max_kernel_num(target, source, env):
     run_codegen(env, target, "codegen.tools.gen_max_kernel_num", argv)
 
 
+# The generated should_include_kernel_dtype() compares std::string_views. At -Os GCC
+# inlines it into none of the ET_SWITCH cases and so never learns that a case's dtype is
+# not selected: the check stays a run-time one and every dtype's code of every operator
+# stays in the image (op_add.o: 33 KB for add.out on Float, 3.3 KB with the rewrite, and
+# add.pte's image no longer needs soft double). Forced inline and __builtin_strcmp fold it
+# to a constant in each case; what it returns is unchanged.
+_STRING_VIEW_COMPARE = "std::string_view(operator_name).compare("
+_INLINE_DEFINITION = "inline constexpr bool should_include_kernel_dtype("
+
+
+def foldable_op_variants(text):
+    """selected_op_variants.h as gen_selected_op_variants writes it, rewritten so that
+    the compiler folds the selection in every switch case."""
+    return (text.replace(_STRING_VIEW_COMPARE, "__builtin_strcmp(operator_name, ")
+            .replace(_INLINE_DEFINITION, "__attribute__((always_inline)) " + _INLINE_DEFINITION))
+
+
 def _gen_op_variants(target, source, env):
     run_codegen(env, target, "codegen.tools.gen_selected_op_variants",
                 ["--yaml-file=" + source[0].abspath,
                  "--output-dir=" + os.path.dirname(target[0].abspath) + os.sep])
+    with open(target[0].abspath) as f:
+        text = f.read()
+    with open(target[0].abspath, "w") as f:
+        f.write(foldable_op_variants(text))
 
 
 def generate(env):
