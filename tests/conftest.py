@@ -2,6 +2,7 @@
 the ExecuTorch tree the way the build does (EXECUTORCH_ROOT, then the user settings
 file), and give the end-to-end tests each toolchain (fixture `toolchain`)."""
 
+import glob
 import os
 import shutil
 import sys
@@ -65,6 +66,8 @@ def pytest_unconfigure(config):
     made it, after its workers have ended."""
     if _made_cache is not None:
         shutil.rmtree(_made_cache, ignore_errors=True)
+        for marker in glob.glob(glob.escape(_made_cache) + ".testbench-*"):   # testbench_once
+            os.remove(marker)
         del os.environ[TEST_CACHE]
 
 

@@ -48,6 +48,8 @@ def scons(*args, build_dir, cwd=REPO, timeout=1800, env=None, cache=True):
     shared = (env or os.environ).get(TEST_CACHE)
     if cache and shared and not any(a.startswith("cache=") for a in args):
         argv.append("cache=%s" % shared)
+        if "run" in args and "board=cv32e40p" in args and shared == os.environ.get(TEST_CACHE):
+            _testbench_for_run(args)
     return subprocess.run(argv + list(args), cwd=cwd, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, timeout=timeout, env=env)
 
@@ -122,6 +124,45 @@ def have_testbench():
     from etcorev.scons import settings
     model = os.environ.get("VERILATOR_MODEL") or settings.read().get("verilator_model")
     return bool(model and os.path.isfile(model)) or checkouts_for_testbench() is not None
+
+
+def _testbench_for_run(args):
+    """The testbench a `scons run board=cv32e40p` with these options builds from the
+    checkouts (none when it is given one with verilator_model=), made once for the test
+    run first (testbench_once)."""
+    from etcorev import testbench
+    from etcorev.scons import settings
+    named = [a.split("=", 1)[1] for a in args if a.startswith("verilator_model=")]
+    if (named[-1] if named else settings.read().get("verilator_model")):
+        return
+    isa = [a.split("=", 1)[1] for a in args if a.startswith("isa=")]
+    testbench_once(testbench.variant_for_isa(isa[-1] if isa else "rv32imc").name)
+
+
+def testbench_once(variant):
+    """Build a testbench variant into the run's shared SCons cache unless this test run
+    has: a test's own `scons run` then retrieves it instead of verilating it (a minute or
+    two of a core each time). Workers that ask while another builds it wait for it (a
+    lock beside the cache), instead of verilating it at the same time. Nothing to do
+    without the checkouts or the shared cache."""
+    import fcntl
+    import shutil
+    import tempfile
+    shared = os.environ.get(TEST_CACHE)
+    if not shared or checkouts_for_testbench() is None:
+        return
+    stem = "%s.testbench-%s" % (shared.rstrip(os.sep), variant)
+    with open(stem + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.exists(stem + ".built"):
+            return
+        build_dir = tempfile.mkdtemp(prefix="testbench-%s-" % variant)
+        try:
+            result = scons("testbench-%s" % variant, build_dir=build_dir, timeout=1800)
+        finally:
+            shutil.rmtree(build_dir, ignore_errors=True)
+        if result.returncode == 0:
+            open(stem + ".built", "w").close()
 
 
 NO_TESTBENCH = ("no CV32E40P testbench: neither verilator_model nor core_v_verif= and "
