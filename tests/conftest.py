@@ -66,7 +66,7 @@ def pytest_unconfigure(config):
     made it, after its workers have ended."""
     if _made_cache is not None:
         shutil.rmtree(_made_cache, ignore_errors=True)
-        for marker in glob.glob(glob.escape(_made_cache) + ".testbench-*"):   # testbench_once
+        for marker in glob.glob(glob.escape(_made_cache) + ".testbench-*"):   # build_testbench_once
             os.remove(marker)
         del os.environ[TEST_CACHE]
 

@@ -129,17 +129,17 @@ def have_testbench():
 def _testbench_for_run(args):
     """The testbench a `scons run board=cv32e40p` with these options builds from the
     checkouts (none when it is given one with verilator_model=), made once for the test
-    run first (testbench_once)."""
+    run first (build_testbench_once)."""
     from etcorev import testbench
     from etcorev.scons import settings
     named = [a.split("=", 1)[1] for a in args if a.startswith("verilator_model=")]
     if (named[-1] if named else settings.read().get("verilator_model")):
         return
     isa = [a.split("=", 1)[1] for a in args if a.startswith("isa=")]
-    testbench_once(testbench.variant_for_isa(isa[-1] if isa else "rv32imc").name)
+    build_testbench_once(testbench.variant_for_isa(isa[-1] if isa else "rv32imc").name)
 
 
-def testbench_once(variant):
+def build_testbench_once(variant):
     """Build a testbench variant into the run's shared SCons cache unless this test run
     has: a test's own `scons run` then retrieves it instead of verilating it (a minute or
     two of a core each time). Workers that ask while another builds it wait for it (a

@@ -14,7 +14,7 @@ import pytest
 
 from etcorev import testbench
 from etcorev.toolchain import riscv
-from sconsrun import NO_CHECKOUTS, REPO, scons, checkouts_for_testbench, testbench_once
+from sconsrun import NO_CHECKOUTS, REPO, scons, checkouts_for_testbench, build_testbench_once
 
 needs_compiler = pytest.mark.skipif(
     not shutil.which("riscv64-unknown-elf-gcc") and not shutil.which("riscv32-corev-elf-gcc"),
@@ -419,7 +419,7 @@ def _verilated(output):
 
 def _build_variant(build_dir, variant):
     before = _snapshot(*map(Path, checkouts_for_testbench()))
-    testbench_once(variant)     # or wait for the worker building it: then retrieved here
+    build_testbench_once(variant)     # or wait for the worker building it: then retrieved here
     result = scons("testbench-%s" % variant, build_dir=build_dir, timeout=1800)
     assert result.returncode == 0, result.stdout[-3000:]
     assert (build_dir / "testbench" / variant / "Vtb_top_verilator").is_file()
