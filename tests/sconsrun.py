@@ -128,13 +128,15 @@ def have_testbench():
 
 def _testbench_for_run(args):
     """The testbench a `scons run board=cv32e40p` with these options builds from the
-    checkouts (none when it is given one with verilator_model=), made once for the test
-    run first (build_testbench_once)."""
+    user settings' checkouts (none when it is given a model with verilator_model=, or
+    other checkouts), made once for the test run first (build_testbench_once)."""
     from etcorev import testbench
     from etcorev.scons import settings
     named = [a.split("=", 1)[1] for a in args if a.startswith("verilator_model=")]
     if (named[-1] if named else settings.read().get("verilator_model")):
         return
+    if any(a.startswith(("core_v_verif=", "cv32e40p=")) for a in args):
+        return                       # other checkouts than the user settings' (or none)
     isa = [a.split("=", 1)[1] for a in args if a.startswith("isa=")]
     build_testbench_once(testbench.variant_for_isa(isa[-1] if isa else "rv32imc").name)
 
