@@ -564,12 +564,23 @@ def plan(root, selection: Selection, kernel_dirs=(), corev=True, **options) -> P
     options: see libraries()."""
     searched, index = libraries(root, kernel_dirs, corev, **options)
     if selection == "all":
-        sets = []
+        sets, registered = [], set()
         for library in searched:
             if library.kind == "directory":
-                sets.append(_kernel_set(library, "all", *library.sources(None)))
+                # Every operator it registers, with the tree's source of each it falls
+                # back to (compiled, not registered).
+                ops = sorted(library.kernel_names)
+                sets.append(_kernel_set(library, "all", *library.sources(ops)))
+                registered.update(ops)
             elif library.kind == "tree" and library.library.all_globs:
-                sets.append(_kernel_set(library, "all", *library.all_sources()))
+                taken = registered & set(library.data["ops"])
+                if not taken:
+                    sets.append(_kernel_set(library, "all", *library.all_sources()))
+                    continue
+                # The others of its operators: a second kernel for one operator name
+                # aborts the program at start-up (ExecuTorch's register_kernels).
+                rest = {op: [] for op in sorted(library.data["ops"]) if op not in taken}
+                sets.append(_kernel_set(library, rest, *library.sources(sorted(rest))))
         return _with_warnings(_deduplicated(sets, ()), searched)
     wanted = {normalize_op(op): keys for op, keys in selection.items()}
     chosen: Dict[str, Dict[str, List[str]]] = {}
