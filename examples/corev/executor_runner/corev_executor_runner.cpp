@@ -130,6 +130,21 @@ void print_float(float value) {
     int significant = 0;
     for (uint32_t i = static_cast<uint32_t>(integer); i; i /= 10) ++significant;  // < 2^24
     if (fraction) board_putc('.');
+    if (k <= 28) {
+      // fraction * 10 < 2^32: the same digits in 32-bit arithmetic (on RV32 a 64-bit
+      // multiply, shift and mask cost about four times as much, for every digit of
+      // every output value)
+      const uint32_t mask32 = static_cast<uint32_t>(mask);
+      uint32_t fraction32 = static_cast<uint32_t>(fraction);
+      while (fraction32 && significant < 9) {
+        fraction32 *= 10;
+        const uint32_t digit = fraction32 >> k;
+        fraction32 &= mask32;
+        board_putc(static_cast<char>('0' + digit));
+        if (digit || significant) ++significant;
+      }
+      return;
+    }
     while (fraction && significant < 9) {
       fraction *= 10;
       const uint32_t digit = static_cast<uint32_t>(fraction >> k);
