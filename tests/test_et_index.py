@@ -160,6 +160,29 @@ def test_kernel_libraries(root):
     assert all("::" in op for op in list(portable) + list(quantized) + list(cortex_m))
 
 
+def test_ops_all_brings_the_corev_fallbacks_and_registers_each_operator_once(root):
+    """ops=all with the CORE-V kernels. Their libraries' fallbacks (the tree's quantize
+    and dequantize sources) were left out, so every model failed to link; and the
+    portable library registered every operator, those of the CORE-V library too, which
+    aborts the program at start-up (ExecuTorch refuses a second kernel for one name).
+    (add.pte with ops=all, end to end: it runs on QEMU; compiling every portable
+    operator costs minutes, too many for the suite.)"""
+    result = kernel_plan.plan(root, "all")
+    compiled = {os.path.relpath(s, root) for k in result.kernel_sets for s in k.op_sources}
+    for fallback in ("kernels/quantized/cpu/op_quantize.cpp",
+                     "kernels/quantized/cpu/op_dequantize.cpp",
+                     "backends/cortex_m/ops/op_quantize_per_tensor.cpp",
+                     "backends/cortex_m/ops/op_dequantize_per_tensor.cpp"):
+        assert fallback in compiled, fallback
+    searched, index = kernel_plan.libraries(root)
+    ours = {op for lib in searched if lib.kind == "directory" for op in lib.kernel_names}
+    assert "aten::add.out" in ours
+    [portable] = [k for k in result.kernel_sets if k.name == "portable"]
+    assert portable.selection != "all"
+    portable_ops = set(index["libraries"]["portable"]["ops"])
+    assert set(portable.selection) == portable_ops - ours
+
+
 def test_op_add_selection(root):
     [kernel_set] = plan(root, ["aten::add.out"]).kernel_sets
     assert kernel_set.name == "portable" and kernel_set.selection == {"aten::add.out": []}

@@ -147,14 +147,3 @@ def test_the_dtype_selection_leaves_other_dtypes_code_out(et_root, tmp_path):
     assert not [n for n in names if "complexI" in n], sorted(n for n in names if "complexI" in n)
     assert not {"__adddf3", "__muldf3"} & names
 
-
-@pytest.mark.long(minutes=1.5)
-def test_ops_all_links_and_registers_each_operator_once(et_root, tmp_path):
-    """ops=all: every operator of the kernel libraries. The CORE-V libraries' fallbacks
-    (the tree's quantize and dequantize sources) were left out, so the link failed; and
-    an operator both a CORE-V library and the portable one register would abort the
-    program at start-up (ExecuTorch refuses a second kernel for one name)."""
-    result = scons("board=qemu", "model=%s" % (MODELS / "add.pte"), "ops=all", "lto=0", "run",
-                   build_dir=tmp_path)
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert "Output 0: float32[5] 2,2,2,2,2" in result.stdout.splitlines(), result.stdout[-3000:]
