@@ -96,6 +96,19 @@ void print_hex_digits(uint32_t value, int digits) {
     board_putc("0123456789abcdef"[(value >> shift) & 0xf]);
 }
 
+// The digits of fraction / 2^k (mask = 2^k - 1) until it is exhausted or 9 significant
+// digits, counting those already printed, are out.
+template <typename Word>
+void print_fraction_digits(Word fraction, Word mask, int k, int significant) {
+  while (fraction && significant < 9) {
+    fraction *= 10;
+    const uint32_t digit = static_cast<uint32_t>(fraction >> k);
+    fraction &= mask;
+    board_putc(static_cast<char>('0' + digit));
+    if (digit || significant) ++significant;
+  }
+}
+
 // A float as exact decimal digits (up to 9 significant ones, which identify it), in
 // integer arithmetic only. Magnitudes that need more than 64 bits print as exact
 // hexadecimal floating point (0x1.8p-70), which strtod and float.fromhex read back.
@@ -130,27 +143,14 @@ void print_float(float value) {
     int significant = 0;
     for (uint32_t i = static_cast<uint32_t>(integer); i; i /= 10) ++significant;  // < 2^24
     if (fraction) board_putc('.');
+    // fraction * 10 < 2^32 for k <= 28: the same digits in 32-bit arithmetic (on RV32 a
+    // 64-bit multiply, shift and mask cost about four times as much, for every digit
+    // of every output value)
     if (k <= 28) {
-      // fraction * 10 < 2^32: the same digits in 32-bit arithmetic (on RV32 a 64-bit
-      // multiply, shift and mask cost about four times as much, for every digit of
-      // every output value)
-      const uint32_t mask32 = static_cast<uint32_t>(mask);
-      uint32_t fraction32 = static_cast<uint32_t>(fraction);
-      while (fraction32 && significant < 9) {
-        fraction32 *= 10;
-        const uint32_t digit = fraction32 >> k;
-        fraction32 &= mask32;
-        board_putc(static_cast<char>('0' + digit));
-        if (digit || significant) ++significant;
-      }
-      return;
-    }
-    while (fraction && significant < 9) {
-      fraction *= 10;
-      const uint32_t digit = static_cast<uint32_t>(fraction >> k);
-      fraction &= mask;
-      board_putc(static_cast<char>('0' + digit));
-      if (digit || significant) ++significant;
+      print_fraction_digits(static_cast<uint32_t>(fraction), static_cast<uint32_t>(mask), k,
+                            significant);
+    } else {
+      print_fraction_digits(fraction, mask, k, significant);
     }
     return;
   }

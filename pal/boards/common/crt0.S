@@ -100,7 +100,7 @@ _start:
     /* Zeroes the words from a0 up to a1 (both 4-aligned, a0 <= a1), four at a time:
        a word at a time, the loop's taken branch cost twice the stores (about 1,000 of
        add.pte's 20,000 cycles on the CV32E40P). Touches a0, a2 only; C-callable
-       (tests/fixtures/zero_words). */
+       (tests/fixtures/board_routines). */
     .globl __crt0_zero_words
     .type __crt0_zero_words, @function
 __crt0_zero_words:
