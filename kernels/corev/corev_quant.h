@@ -271,22 +271,102 @@ static inline uint32_t cv_dequant_one(const cv_dequant *p, int32_t d)
 }
 
 /*
+ * count consecutive magnitudes a = 1 .. count (< 256) of float(a) * scale, or'ed with
+ * sign, to t[0], t[step], t[2 step], ... Per binade of a (2^l <= a < 2^(l+1)) the product
+ * P = a * (ms << (7 - l)) in [2^30, 2^32) grows by one addition; P shifted to 32 bits
+ * (x2 when below 2^31), its top 24 bits rounded to nearest even without a branch:
+ * about 20 cycles a value where cv_dequant_one took 53. For es <= 246: no result
+ * reaches infinity (e - 1 <= 253).
+ */
+static CV_QUANT_HOT void cv_dequant_run(uint32_t *t, int32_t step, int32_t count, const cv_dequant *p, uint32_t sign)
+{
+    int32_t a = 1;
+    for (uint32_t l = 0; l < 8 && a <= count; l++)
+    {
+        const uint32_t M = p->ms << (7 - l);
+        const int32_t last = (int32_t)(2u << l) - 1 < count ? (int32_t)(2u << l) - 1 : count;
+        /* biased exponent minus one, before the top bit of P: es + l - 1 */
+        const uint32_t ebase = ((p->es + l - 1) << 23) | sign;
+        uint32_t P = (uint32_t)a * M;
+        for (; a <= last; a++, P += M, t += step)
+        {
+            const uint32_t top = P >> 31;
+            const uint32_t Q = P << (top ^ 1);             /* 2^31 .. 2^32 - 1 */
+            uint32_t m = Q >> 8;                           /* 2^23 .. 2^24 - 1 */
+            m += ((Q & 0xffu) + (m & 1u) + 127u) >> 8;     /* to nearest, ties to even */
+            *t = ebase + (top << 23) + m;                  /* a carry into 2^24: the next exponent */
+        }
+    }
+}
+
+/* table[i] = the bits of float(first + i) * scale for i < 256 (|first|, |first + 255| < 256). */
+static CV_QUANT_HOT void cv_dequant_table(const cv_dequant *p, uint32_t *table, int32_t first)
+{
+    if (p->es > 246)
+    {
+        for (int32_t i = 0; i < 256; i++)
+        {
+            table[i] = cv_dequant_one(p, first + i);
+        }
+        return;
+    }
+    /* d = first + i: zero, positive d upwards, negative d downwards from -1 */
+    const int32_t last = first + 255;
+    if (first <= 0 && last >= 0)
+    {
+        table[-first] = p->sign; /* 0 * scale: a zero with the scale's sign */
+    }
+    if (last > 0)
+    {
+        const int32_t lo = first > 1 ? first : 1; /* the smallest positive d */
+        if (lo == 1)
+        {
+            cv_dequant_run(table + (1 - first), 1, last, p, p->sign);
+        }
+        else
+        {
+            for (int32_t d = lo; d <= last; d++)
+            {
+                table[d - first] = cv_dequant_one(p, d);
+            }
+        }
+    }
+    if (first < 0)
+    {
+        const int32_t hi = last < -1 ? last : -1; /* the negative d nearest zero */
+        if (hi == -1)
+        {
+            cv_dequant_run(table + (-1 - first), -1, -first, p, p->sign ^ 0x80000000u);
+        }
+        else
+        {
+            for (int32_t d = first; d <= hi; d++)
+            {
+                table[d - first] = cv_dequant_one(p, d);
+            }
+        }
+    }
+}
+
+/* Elements from which the table pays: it costs about 256 x 20 cycles, a lookup 9, a
+   value computed alone about 30. */
+#define CV_DEQUANT_TABLE_MIN 256
+
+/*
  * n int8 (cv_dequantize_s8) or uint8 (cv_dequantize_u8) values to float bits, for a
  * normal scale (cv_dequant_make(scale).ok) and |q - zero_point| < 256 for every q of
- * the type (the caller checks the zero point). From 512 elements on, the 256 possible
- * results are computed once into table (256 words) and looked up.
+ * the type (the caller checks the zero point). From CV_DEQUANT_TABLE_MIN elements on,
+ * the 256 possible results are computed once into table (256 words, cv_dequant_table)
+ * and looked up.
  */
 #define CV_DEQUANT_DEFINE(NAME, T, FIRST)                                                                              \
     static CV_QUANT_HOT void NAME(const T *in, uint32_t *out, int32_t n, float scale, int32_t zero_point,             \
                                   uint32_t *table)                                                                     \
     {                                                                                                                  \
         const cv_dequant p = cv_dequant_make(scale);                                                                   \
-        if (n >= 512 && table)                                                                                         \
+        if (n >= CV_DEQUANT_TABLE_MIN && table)                                                                        \
         {                                                                                                              \
-            for (int32_t q = 0; q < 256; q++)                                                                          \
-            {                                                                                                          \
-                table[q] = cv_dequant_one(&p, q + (FIRST) - zero_point);                                               \
-            }                                                                                                          \
+            cv_dequant_table(&p, table, (FIRST) - zero_point);                                                         \
             const uint32_t *t = table - (FIRST);                                                                       \
             for (int32_t i = 0; i < n; i++)                                                                            \
             {                                                                                                          \
