@@ -135,10 +135,12 @@ CV_NO_SCHED arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
                     (usp ? cv_xfc4u : cv_xfc4s)(xv, rhs, K, groups, r8, b);
                     j = 4;
                 }
+                /* (into their own words: r8[4..7] hold rows 4 to 6 once computed) */
+                int32_t one[4];
                 for (; j < nr; j++)
                 {
-                    (usp ? cv_xfc4u : cv_xfc4s)(xv, rhs + j * K, 0, groups, r8 + 4, no_bias);
-                    r8[j] = (int32_t)((uint32_t)r8[4] + (uint32_t)b[j]);
+                    (usp ? cv_xfc4u : cv_xfc4s)(xv, rhs + j * K, 0, groups, one, no_bias);
+                    r8[j] = (int32_t)((uint32_t)one[0] + (uint32_t)b[j]);
                 }
             }
             for (int32_t j = 0; tail0 < K && j < nr; j++)
