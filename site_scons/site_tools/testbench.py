@@ -17,7 +17,8 @@ hold), on the patches and on the verilator found: it runs again only when one of
 changes.
 
 Construction variables: $VERILATOR (verilator), $TESTBENCH_JOBS (1: make's jobs; not part
-of the signature), $TESTBENCH_CFLAGS (-O2), $VERBOSE (the commands and Verilator's
+of the signature), $TESTBENCH_CFLAGS (-O2: the model's C++ flags, also
+for the files verilated.mk compiles with its own -Os), $VERBOSE (the commands and Verilator's
 output instead of one line each).
 """
 
@@ -139,7 +140,10 @@ def CV32E40PTestbench(env, variant=None, isa=None):
             + ["--top-module", testbench.TOP_MODULE] + [n.abspath for n in sv]
             + ["-f", manifest, core_log.abspath, main.abspath, "--Mdir", obj_dir.abspath,
                "-o", os.path.join(os.pardir, testbench.EXECUTABLE),
-               "-CFLAGS", env.subst("$TESTBENCH_CFLAGS")])
+               "-CFLAGS", env.subst("$TESTBENCH_CFLAGS"),
+               # verilated.mk compiles the model with OPT_FAST = -Os after the -CFLAGS:
+               # at -O2 the simulation runs 12 % faster (ResNet-8 on the PULP variant)
+               "-MAKEFLAGS", env.subst("OPT_FAST=$TESTBENCH_CFLAGS OPT_GLOBAL=$TESTBENCH_CFLAGS")])
     model = env.TestbenchModel(
         [directory.File(testbench.EXECUTABLE), directory.File("verilator.log")],
         sv + [main, core_log, manifest] + testbench.manifest_sources(manifest, rtl_dir),
