@@ -235,8 +235,9 @@ cv_conv_panel_words(int8_t *panel, int32_t rows, const cv_conv_geom *t, const in
 }
 
 /*
- * Rows 0..rows-1 of the panel: the output pixels from (*ox, *oy) on, which it advances.
- * tap_off: cv_panel_gather's offsets, or NULL. Out of line: inlined, its loops shared
+ * Rows 0..rows-1 of the panel: the output pixels from (*ox, *oy) on, which it advances
+ * (kernel rows of whole words: cv_conv_panel_words). tap_off: cv_panel_gather's
+ * offsets, or NULL. Out of line: inlined, its loops shared
  * the registers of the channel-block loops and kept their variables on the stack.
  */
 static __attribute__((noinline)) void cv_conv_panel(int8_t *panel,
@@ -262,17 +263,7 @@ static __attribute__((noinline)) void cv_conv_panel(int8_t *panel,
     {
         const int32_t base_x = px * t->stride_x - t->pad_x;
         const int32_t base_y = py * t->stride_y - t->pad_y;
-        const int32_t inside = base_x >= 0 && base_x + span_x < input_x && base_y >= 0 && base_y + span_y < input_y;
-        if (inside && t->row_words)
-        {
-            cv_panel_rows(panel + 4 * r, in_g + (base_y * input_x + base_x) * input_ch, t->row_words, kernel_y,
-                          dilation_y * input_x * input_ch);
-        }
-        else if (t->row_words)
-        {
-            cv_panel_rows_border(panel + 4 * r, t, in_g, base_x, base_y);
-        }
-        else if (inside && tap_off)
+        if (tap_off && base_x >= 0 && base_x + span_x < input_x && base_y >= 0 && base_y + span_y < input_y)
         {
             const int8_t *base = in_g + (base_y * input_x + base_x) * input_ch;
             if (rgb3x3)
@@ -404,9 +395,9 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
     /* The kernels read whole groups of 4: the panel's bytes past K are zeros. */
     cv_panel_zero_tail(panel, K);
 
-    cv_conv_geom t = {input_x,    input_y,    input_ch, src_x,     kernel_x, kernel_y, kernel_ch,
-                            row_len,    K,          dilation_x, dilation_y, x_rshift, y_rshift, row_runs,
-                            stride_x,   stride_y,   pad_x,    pad_y,     output_x, 0,        pad_value};
+    cv_conv_geom t = {input_x,    input_y,    input_ch, src_x,    kernel_x, kernel_y, kernel_ch,
+                      row_len,    K,          dilation_x, dilation_y, x_rshift, y_rshift, row_runs,
+                      stride_x,   stride_y,   pad_x,    pad_y,    output_x, 0,        pad_value};
     /* kernel rows that are whole words, at aligned addresses, in an aligned panel */
     if (row_runs && !y_rshift && (input_ch & 3) == 0 && (((uintptr_t)input_data | (uintptr_t)panel) & 3) == 0)
     {
