@@ -1,7 +1,8 @@
 """The CORE-V kernels that stand in for CMSIS-NN functions (kernels/corev/cmsis_nn), against
 CMSIS-NN's own C on the same seeded inputs (tests/fixtures/xcv_kernels/main.c: odd sizes,
 channel counts that are not multiples of 4, strides, dilation, padding, batches, and in a
-second pass requantization parameters off the quantizers' fast paths):
+second pass requantization parameters off the quantizers' fast paths, a third 60 shapes
+drawn at random):
 
 - the RV32IMC kernels on QEMU (CMSIS-NN tree needed), and the quantize kernels'
   float32 <-> int8 arithmetic (kernels/corev/corev_quant.h) against the expressions of
