@@ -207,6 +207,22 @@ def test_illegal_instruction_reports_the_trap_and_fails(board, tmp_path):
 
 
 @needs_compiler
+def test_the_trap_entry_stays_word_aligned_in_the_runner_image(tmp_path):
+    """QEMU's mtvec (direct mode) ignores a write whose low bits are not 0: with
+    __trap_entry at an address of 2 mod 4 it stayed 0, and a trap in the runner looped
+    on fetch faults at address 0 until the timeout instead of being reported. The
+    linker's relaxation of crt0's calls (to 2-byte c.jal) had moved it there: .balign in
+    crt0's norvc code does not hold against it."""
+    from elftools.elf.elffile import ELFFile
+    scons("board=qemu", "model=examples/models/add.pte", build_dir=tmp_path)
+    (elf,) = Path(tmp_path).glob("*/add/executor_runner.elf")
+    with open(elf, "rb") as stream:
+        symbols = ELFFile(stream).get_section_by_name(".symtab")
+        (entry,) = symbols.get_symbol_by_name("__trap_entry")
+        assert entry["st_value"] % 4 == 0, hex(entry["st_value"])
+
+
+@needs_compiler
 @needs_qemu
 def test_a_trap_in_the_trap_handler_still_ends_the_program(tmp_path):
     try:

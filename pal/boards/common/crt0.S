@@ -10,6 +10,11 @@
     .section .text.boot, "ax", @progbits
     .option push
     .option norvc           /* vector entries must be exactly 4 bytes */
+    /* No linker relaxation either: it shortened calls here to 2-byte c.jal (the object
+       is RVC, whatever this file's norvc says) and moved the .balign'ed __trap_entry
+       to 2 mod 4, where QEMU's mtvec (direct mode) would not take it: traps then
+       looped at address 0 (tests/test_devloop.py). */
+    .option norelax
 
 #ifdef BOARD_VECTORS_FIRST
     .globl __vectors
