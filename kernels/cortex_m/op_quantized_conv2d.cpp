@@ -17,8 +17,17 @@
  * runner's temp allocator, which the build sizes for the model
  * (etcorev.executorch.cortex_m_forms.temp_pool_bytes). A scratch size no CMSIS-NN
  * backend plans is refused by the build before this runs.
+ *
+ * And a grouped convolution without bias (groups of channels, or a depthwise kernel over
+ * a batch, which the passes make a quantized_conv2d) gets a bias of zeros from the same
+ * pool: CMSIS-NN's C path (arm_convolve_s8) steps the bias pointer from group to group
+ * whether it is NULL or not, and reads the second group's bias at address 4 * (output
+ * channels per group). On QEMU that is a load fault; where address 0 is memory (the
+ * CV32E40P testbench) it was a wrong answer with exit status 0.
  */
 #include <executorch/backends/cortex_m/ops/cortex_m_ops_common.h>
+
+#include <cstring>
 
 namespace cortex_m {
 namespace native {
@@ -119,17 +128,36 @@ Tensor& quantized_conv2d_out(
   cmsis_nn_context ctx;
   ctx.buf = scratch.nbytes() > 0 ? scratch.mutable_data_ptr<int8_t>() : nullptr;
   ctx.size = static_cast<int32_t>(scratch.nbytes());
-  if (needed > ctx.size) {
-    auto buffer = context.allocate_temp(static_cast<size_t>(needed), 16);
+  const bool scratch_short = needed > ctx.size;
+  // Groups: CMSIS-NN takes them from the channel counts (input over filter).
+  const bool zero_bias = !bias.has_value() && filter_dims.c != input_dims.c;
+  const size_t zero_bias_bytes = zero_bias ? sizeof(int32_t) * output_dims.c : 0;
+  const int32_t* bias_data =
+      bias.has_value() ? bias.value().const_data_ptr<int32_t>() : nullptr;
+  if (scratch_short || zero_bias) {
+    // One allocation for both (cortex_m_forms.py sizes the pool the same way): the
+    // zeros first, the scratch after them on a 16-byte boundary.
+    const size_t scratch_at = (zero_bias_bytes + 15) & ~static_cast<size_t>(15);
+    const size_t bytes = scratch_short ? scratch_at + static_cast<size_t>(needed)
+                                       : zero_bias_bytes;
+    auto buffer = context.allocate_temp(bytes, 16);
     if (!buffer.ok()) {
-      ET_LOG(Error, "quantized_conv2d_out: the scratch tensor holds %d bytes, the C path "
-                    "needs %d, and the temp pool cannot give them",
-             static_cast<int>(ctx.size), static_cast<int>(needed));
+      ET_LOG(Error, "quantized_conv2d_out: the temp pool cannot give %d bytes (scratch "
+                    "tensor %d bytes, the C path needs %d; zero bias %d bytes)",
+             static_cast<int>(bytes), static_cast<int>(ctx.size), static_cast<int>(needed),
+             static_cast<int>(zero_bias_bytes));
       context.fail(Error::MemoryAllocationFailed);
       return out;
     }
-    ctx.buf = buffer.get();
-    ctx.size = needed;
+    uint8_t* base = static_cast<uint8_t*>(buffer.get());
+    if (zero_bias) {
+      memset(base, 0, zero_bias_bytes);
+      bias_data = reinterpret_cast<const int32_t*>(base);
+    }
+    if (scratch_short) {
+      ctx.buf = base + scratch_at;
+      ctx.size = needed;
+    }
   }
 
   const arm_cmsis_nn_status status = arm_convolve_wrapper_s8(
@@ -141,7 +169,7 @@ Tensor& quantized_conv2d_out(
       &filter_dims,
       weight.const_data_ptr<int8_t>(),
       &bias_dims,
-      bias.has_value() ? bias.value().const_data_ptr<int32_t>() : nullptr,
+      bias_data,
       &output_dims,
       out.mutable_data_ptr<int8_t>());
   if (status != ARM_CMSIS_NN_SUCCESS) {

@@ -442,6 +442,17 @@ def _temp_of_transpose_conv(a):
     return n * full_h * full_w * a["out"].sizes[1]
 
 
+def _temp_of_conv(a, scratch_short):
+    """kernels/cortex_m/op_quantized_conv2d.cpp: one allocation with a bias of zeros for a
+    grouped convolution without bias (CMSIS-NN's C path steps a NULL bias pointer from
+    group to group), then the scratch on a 16-byte boundary when the tensor is short."""
+    groups = a["input"].sizes[1] // a["weight"].sizes[3]
+    zero_bias = 4 * a["out"].sizes[1] if a["bias"] is None and groups > 1 else 0
+    if not scratch_short:
+        return zero_bias
+    return -(-zero_bias // TEMP_ALIGNMENT) * TEMP_ALIGNMENT + scratch_short
+
+
 def call_forms(method) -> List[CallForm]:
     """The backend-dependent form, temp memory and layout of each Cortex-M operator call
     of a method."""
@@ -472,6 +483,8 @@ def call_forms(method) -> List[CallForm]:
             form.temp = _temp_of_softmax(a)
         elif call.op == "cortex_m::quantized_transpose_conv2d.out":
             form.temp = max(form.temp, _temp_of_transpose_conv(a))
+        elif call.op == "cortex_m::quantized_conv2d.out":
+            form.temp = _temp_of_conv(a, form.temp)
         layout = LAYOUTS.get(call.op)
         if form.problem is None and layout is not None:
             problem = layout(a)

@@ -76,8 +76,9 @@ class Conv(nn.Module):
     padding; dilation 2; 1x1 with stride 1 (the 1x1 fast path, no bias); 1x1 with
     stride 2; a 1xN kernel on a one-row input (the 1xN path); a batch of 2; groups of 2;
     a fused ReLU; a depthwise kernel on a batch of 2 (the depthwise operator takes one
-    image, so this is a grouped quantized_conv2d). Channel counts 3, 5, 6, 7 (not
-    multiples of 4)."""
+    image, so this is a grouped quantized_conv2d); both grouped forms again without bias
+    (CMSIS-NN's C path steps a NULL bias pointer from group to group). Channel counts 3,
+    5, 6, 7 (not multiples of 4)."""
 
     def __init__(self):
         super().__init__()
@@ -92,11 +93,15 @@ class Conv(nn.Module):
         self.grouped = nn.Conv2d(4, 6, 3, padding=1, groups=2)
         self.fused = nn.Conv2d(3, 5, 3, padding=1)
         self.depthwise_batched = nn.Conv2d(3, 3, 3, padding=1, groups=3)
+        # Last, so the cases above keep their weights.
+        self.grouped_unbiased = nn.Conv2d(4, 6, 3, padding=1, groups=2, bias=False)
+        self.depthwise_batched_unbiased = nn.Conv2d(3, 3, 3, padding=1, groups=3, bias=False)
 
     def forward(self, a, b, c, d, e, f, g, h, i):
         return (self.plain(a), self.strided(b), self.rectangular(c), self.dilated(d),
                 self.pointwise(e), self.pointwise_strided(f), self.row(g), self.batched(h),
-                self.grouped(i), torch.relu(self.fused(a)), self.depthwise_batched(h))
+                self.grouped(i), torch.relu(self.fused(a)), self.depthwise_batched(h),
+                self.grouped_unbiased(i), self.depthwise_batched_unbiased(h))
 
 
 class Depthwise(nn.Module):
@@ -262,7 +267,7 @@ MODELS = {
     "conv": (Conv, lambda: (_rand(1, 3, 7, 9), _rand(1, 3, 9, 7), _rand(1, 5, 8, 9),
                             _rand(1, 4, 9, 9), _rand(1, 7, 5, 6), _rand(1, 6, 7, 7),
                             _rand(1, 4, 1, 16), _rand(2, 3, 6, 5), _rand(1, 4, 6, 6)),
-             "quantized_conv2d", 11),
+             "quantized_conv2d", 13),
     "depthwise": (Depthwise, lambda: (_rand(1, 5, 7, 9), _rand(1, 8, 9, 9), _rand(1, 3, 6, 7),
                                       _rand(1, 1, 11, 8), _rand(1, 6, 8, 7),
                                       _rand(1, 4, 8, 8)),
