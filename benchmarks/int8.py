@@ -33,7 +33,10 @@ The cycles are the kernel events (native_call_<op>) of a profile=etdump build on
 testbench, read with ExecuTorch's Inspector (the export extra): profile=1 counts the same
 events, but sums them per operator.
 
---network NAME (repeatable) measures only those networks.
+--network NAME (repeatable) measures only those networks. --small measures two smaller
+networks of the same kinds instead (examples/models/tiny/small: a DS-CNN of 48 channels and
+three blocks, a two-stage residual net on 24x24 RGB), where a kernel's fixed costs per call
+weigh more; they have no decomposed baseline.
 """
 
 import argparse
@@ -56,6 +59,12 @@ from machine import host_rows, print_rows, scons_version  # noqa: E402
 TINY = REPO / "examples" / "models" / "tiny"
 DECOMPOSED = TINY / "decomposed"
 NETWORKS = ("ds_cnn", "mobilenet_v1", "resnet8", "autoencoder")
+# Smaller networks of the same kinds (examples/models/tiny/small, no decomposed baseline).
+SMALL = ("ds_cnn_small", "resnet_small")
+
+
+def network_pte(name, directory=TINY):
+    return directory / ("small" if name in SMALL else "") / ("%s.pte" % name)
 ROW = re.compile(r"^(\w+)\s+(ok|FAIL \d+)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+", re.M)
 
 
@@ -66,11 +75,14 @@ def execute_counts(output):
     return {m.group(1): int(m.group(6)) for m in ROW.finditer(summary)}
 
 
-def run_set(build_dir, directory, options):
-    models = ",".join(str(directory / ("%s.pte" % name)) for name in NETWORKS)
+def run_set(build_dir, directory, options, names=None):
+    names = NETWORKS if names is None else names
+    if not names:
+        return {}
+    models = ",".join(str(network_pte(name, directory)) for name in names)
     out = scons(build_dir, "model=%s" % models, "run", "timeout=3600", *options)
-    if len(NETWORKS) == 1:                      # one model prints no summary table
-        return {NETWORKS[0]: int(re.search(r"^Cycles execute: (\d+)$", out, re.M).group(1))}
+    if len(names) == 1:                         # one model prints no summary table
+        return {names[0]: int(re.search(r"^Cycles execute: (\d+)$", out, re.M).group(1))}
     return execute_counts(out)
 
 
@@ -79,7 +91,7 @@ def run_each(build_dir, options):
     set would run them all before the first count is known)."""
     found = {}
     for name in NETWORKS:
-        out = scons(build_dir, "model=%s" % (TINY / ("%s.pte" % name)), "run", "timeout=3600",
+        out = scons(build_dir, "model=%s" % (network_pte(name)), "run", "timeout=3600",
                     *options)
         cycles = int(re.search(r"^Cycles execute: (\d+)$", out, re.M).group(1))
         elf = next(Path(build_dir).glob("*/%s/executor_runner.elf" % name))
@@ -141,11 +153,11 @@ def layer_tables(build_dir, options, executes, where):
     profiler} (for the runtime's share: execute minus the kernels)."""
     tables = {}
     for name in NETWORKS:
-        scons(build_dir, "model=%s" % (TINY / ("%s.pte" % name)), "run", "timeout=3600",
+        scons(build_dir, "model=%s" % (network_pte(name)), "run", "timeout=3600",
               "profile=etdump", *options)
         etdp = next(Path(build_dir).glob("*-etdump/%s/executor_runner.etdp" % name))
         measured = etdump_kernels(etdp)
-        calls = pte.read_pte(TINY / ("%s.pte" % name)).methods[0].kernel_calls
+        calls = pte.read_pte(network_pte(name)).methods[0].kernel_calls
         if [_short(op) for op, _ in calls] != [_short(op) for op, _ in measured]:
             raise Failed("%s: the ETDump's kernel events are not the program's kernel calls"
                          % name)
@@ -195,7 +207,7 @@ def xcv_table(tmp, model, options):
     rows = [("network", "MACs", "rv32imc cycles", "_xcv cycles", "_xcv MACs/cycle",
              "speed-up", "rv32imc text", "_xcv text", "same outputs")]
     for name in NETWORKS:
-        count = macs.program_macs(pte.read_pte(TINY / ("%s.pte" % name)))
+        count = macs.program_macs(pte.read_pte(network_pte(name)))
         (a, out_a, elf_a), (b, out_b, elf_b) = plain[name], xcv[name]
         rows.append((name, "{:,}".format(count), "{:,}".format(a), "{:,}".format(b),
                      "%.3f" % (count / b), "%.2fx" % (a / b),
@@ -267,10 +279,13 @@ def main(argv=None):
     parser.add_argument("--layers", action="store_true",
                         help="add a per-layer table of each network (profile=etdump on the "
                         "testbench)")
-    parser.add_argument("--network", action="append", choices=NETWORKS,
+    parser.add_argument("--network", action="append", choices=NETWORKS + SMALL,
                         help="measure only this network (repeatable)")
+    parser.add_argument("--small", action="store_true",
+                        help="measure the smaller networks (%s) instead of MLPerf Tiny's"
+                        % ", ".join(SMALL))
     args = parser.parse_args(argv)
-    NETWORKS = tuple(args.network or NETWORKS)
+    NETWORKS = tuple(args.network or (SMALL if args.small else NETWORKS))
     user = settings.read()
     verilator = None if args.no_verilator else (args.verilator or user.get("verilator_model")
                                                 or testbench("plain", None))
@@ -284,8 +299,9 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="corev-int8-") as tmp:
         tmp = Path(tmp)
         qemu = run_set(tmp / "qemu", TINY, ["board=qemu"] + int8)
-        baseline = {} if args.only_int8 else run_set(tmp / "decomposed", DECOMPOSED,
-                                                     ["board=qemu"] + common)
+        baseline = {} if args.only_int8 else run_set(
+            tmp / "decomposed", DECOMPOSED, ["board=qemu"] + common,
+            [name for name in NETWORKS if name not in SMALL])
         rtl = {}
         if verilator:
             runs = run_each(tmp / "rtl", ["board=cv32e40p", "verilator_model=%s" % verilator]
@@ -301,10 +317,10 @@ def main(argv=None):
                  "CV32E40P cycles", "MACs/cycle", "text", "rodata", "RAM", "planned",
                  "scratch", "method pool")]
         for name in NETWORKS:
-            program = pte.read_pte(TINY / ("%s.pte" % name))
+            program = pte.read_pte(network_pte(name))
             count = macs.program_macs(program)
-            if not args.only_int8:
-                other = macs.program_macs(pte.read_pte(DECOMPOSED / ("%s.pte" % name)))
+            if name in baseline:
+                other = macs.program_macs(pte.read_pte(network_pte(name, DECOMPOSED)))
                 if other != count:
                     raise Failed("%s: %d MACs int8, %d decomposed" % (name, count, other))
             elf = next((tmp / "qemu").glob("*/%s/executor_runner.elf" % name))

@@ -1,7 +1,8 @@
 """ExecuTorch's Cortex-M operators (cortex_m::, backends/cortex_m/ops) over CMSIS-NN, on
 QEMU with both toolchains: every operator's test model (tests/models/cortex_m: odd sizes,
 padding, stride, dilation, per-channel scales, batches, channels-last tensors) and MLPerf
-Tiny's four networks (examples/models/tiny), each exported for ExecuTorch's default target
+Tiny's four networks (examples/models/tiny; and two smaller ones, tiny/small), each
+exported for ExecuTorch's default target
 (Cortex-M55: CMSIS-NN's MVE forms) and, where the program differs, for Cortex-M3 (scalar)
 and Cortex-M4 (DSP), in one model set, each matching the lowered program's Python
 reference (NAME.expected.json, to each output's quantization step); the CORE-V kernels
@@ -33,8 +34,9 @@ from sconsrun import REPO, scons
 
 OPS = REPO / "tests" / "models" / "cortex_m"
 TINY = REPO / "examples" / "models" / "tiny"
-# Each set of models: the default target's, and the Cortex-M3 and M4 programs that differ.
-SETS = [OPS, OPS / "m3", OPS / "m4", TINY, TINY / "m3", TINY / "m4"]
+# Each set of models: the default target's, and the Cortex-M3 and M4 programs that differ;
+# and two smaller networks of the same kinds (benchmarks/int8.py --small).
+SETS = [OPS, OPS / "m3", OPS / "m4", TINY, TINY / "m3", TINY / "m4", TINY / "small"]
 NAMES = [m.name for m in models.model_set(",".join(map(str, SETS)))]
 
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
@@ -268,7 +270,7 @@ def test_every_operator_is_tested_and_every_form_of_every_target():
     assert ("cortex_m::quantized_depthwise_conv2d.out", "scalar") in carried["m3"]
     assert ("cortex_m::quantized_depthwise_conv2d.out", "dsp") in carried["m4"]
     assert ("cortex_m::quantized_avg_pool2d.out", "dsp") in carried["m4"]
-    for path in TINY.glob("*.pte"):        # ExecuTorch's default: Cortex-M55
+    for path in [*TINY.glob("*.pte"), *(TINY / "small").glob("*.pte")]:   # the default: M55
         assert forms.targets([f for _, f in _calls(path)]) == {"mve"}, path.name
     for directory, backend in ((TINY / "m3", "scalar"), (TINY / "m4", "dsp")):
         for path in directory.glob("*.pte"):

@@ -74,16 +74,17 @@ def depthwise_separable(c_in, c_out, stride=1):
 
 
 class DSCNN(nn.Module):
-    """Keyword spotting DS-CNN: 49x10 MFCC features, 12 classes."""
+    """Keyword spotting DS-CNN: 49x10 MFCC features, 12 classes (64 channels, 4 blocks;
+    fewer for the small one)."""
 
-    def __init__(self, classes=12):
+    def __init__(self, classes=12, channels=64, blocks=4):
         super().__init__()
-        layers = conv_bn_relu(1, 64, (10, 4), stride=2, padding=(5, 1))
-        for _ in range(4):
-            layers += depthwise_separable(64, 64)
+        layers = conv_bn_relu(1, channels, (10, 4), stride=2, padding=(5, 1))
+        for _ in range(blocks):
+            layers += depthwise_separable(channels, channels)
         self.features = nn.Sequential(*layers)
         self.pool = nn.AdaptiveAvgPool2d(1)
-        self.classifier = nn.Linear(64, classes)
+        self.classifier = nn.Linear(channels, classes)
 
     def forward(self, x):
         return self.classifier(torch.flatten(self.pool(self.features(x)), 1))
@@ -128,15 +129,19 @@ class BasicBlock(nn.Module):
 
 
 class ResNet8(nn.Module):
-    """Image classification ResNet-8 (CIFAR-10): 32x32 RGB, 10 classes."""
+    """Image classification ResNet-8 (CIFAR-10): 32x32 RGB, 10 classes; a stage per
+    width (16, 32, 64; the small one stops at 32)."""
 
-    def __init__(self, classes=10):
+    def __init__(self, classes=10, widths=(16, 32, 64)):
         super().__init__()
-        self.stem = nn.Sequential(*conv_bn_relu(3, 16, 3, padding=1))
-        self.stages = nn.Sequential(BasicBlock(16, 16, 1), BasicBlock(16, 32, 2),
-                                    BasicBlock(32, 64, 2))
+        self.stem = nn.Sequential(*conv_bn_relu(3, widths[0], 3, padding=1))
+        blocks, channels = [], widths[0]
+        for i, width in enumerate(widths):
+            blocks.append(BasicBlock(channels, width, 1 if i == 0 else 2))
+            channels = width
+        self.stages = nn.Sequential(*blocks)
         self.pool = nn.AdaptiveAvgPool2d(1)
-        self.classifier = nn.Linear(64, classes)
+        self.classifier = nn.Linear(channels, classes)
 
     def forward(self, x):
         return self.classifier(torch.flatten(self.pool(self.stages(self.stem(x))), 1))
@@ -166,6 +171,16 @@ NETWORKS = {
     "resnet8": (ResNet8, [1, 3, 32, 32], 10, "image classification ResNet-8"),
     "autoencoder": (AutoEncoder, [1, 640], None, "anomaly detection FC autoencoder"),
 }
+# Smaller networks of the same kinds (fewer channels, smaller inputs), where a kernel's
+# fixed costs per call show: `export.py --out examples/models/tiny/small --targets default
+# ds_cnn_small resnet_small` (benchmarks/int8.py --small measures them).
+SMALL_NETWORKS = {
+    "ds_cnn_small": (lambda: DSCNN(channels=48, blocks=3), [1, 1, 49, 10], 12,
+                     "keyword spotting DS-CNN, 48 channels, 3 blocks"),
+    "resnet_small": (lambda: ResNet8(widths=(16, 32)), [1, 3, 24, 24], 10,
+                     "residual net, 24x24 RGB, two stages"),
+}
+ALL_NETWORKS = {**NETWORKS, **SMALL_NETWORKS}
 
 
 def _uniform(shape, generator):
@@ -183,7 +198,7 @@ def make_network(name):
     after layer (MobileNetV1's 27 layers turn int8 rounding into a 30% output error,
     and would turn a one-step rounding difference of a kernel into many steps at the
     output); with the shift, int8 stays within a few percent of float."""
-    make, shape, _, _ = NETWORKS[name]
+    make, shape, _, _ = ALL_NETWORKS[name]
     torch.manual_seed(0)
     model = make()
     norms = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
@@ -203,13 +218,13 @@ def _layout(x):
 
 
 def calibration_data(name):
-    shape = NETWORKS[name][1]
+    shape = ALL_NETWORKS[name][1]
     generator = torch.Generator().manual_seed(CALIBRATION_SEED)
     return [_uniform(shape, generator) for _ in range(CALIBRATION_SAMPLES)]
 
 
 def test_input(name):
-    return _uniform(NETWORKS[name][1], torch.Generator().manual_seed(INPUT_SEED))
+    return _uniform(ALL_NETWORKS[name][1], torch.Generator().manual_seed(INPUT_SEED))
 
 
 def count_macs(model, x):
@@ -454,7 +469,6 @@ def _compare(got, want):
 def export_network(name, out_dir, decomposed_dir=None, target="default"):
     """Writes the files of `name`, exported for target; returns a dict of what the report
     prints."""
-    _, shape, _, _ = NETWORKS[name]
     model = make_network(name)
     x = test_input(name)
     calibration = calibration_data(name)
@@ -503,11 +517,13 @@ def main(argv=None):
                              "m4, m33, m55, ..., CPU:ISA) into --out/TARGET, where a program "
                              "an earlier target has is not kept twice")
     parser.add_argument("names", nargs="*", metavar="name",
-                        help=f"networks to export (default: all of {', '.join(NETWORKS)})")
+                        help=f"networks to export (default: all of {', '.join(NETWORKS)}; "
+                             f"also {', '.join(SMALL_NETWORKS)})")
     args = parser.parse_args(argv)
-    unknown = [n for n in args.names if n not in NETWORKS]
+    unknown = [n for n in args.names if n not in ALL_NETWORKS]
     if unknown:
-        parser.error(f"unknown network(s) {', '.join(unknown)}; known: {', '.join(NETWORKS)}")
+        parser.error(f"unknown network(s) {', '.join(unknown)}; known: "
+                     f"{', '.join(ALL_NETWORKS)}")
 
     status = 0
     for i, target in enumerate(args.targets):
