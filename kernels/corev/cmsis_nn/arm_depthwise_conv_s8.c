@@ -98,6 +98,34 @@ static void cv_dw_im2col_row(const cv_dw_geom *g, const int8_t *input, int32_t i
     }
 }
 
+/* Bytes of a padded single-channel input (cv_dw_pad_single). */
+#define CV_DW_PAD 768
+
+/* A single-channel input without horizontal dilation, small enough: copied into padded
+   with its padding (-input_offset) around it, the rows -py .. and columns -px .. the taps
+   reach, so that each kernel row of a pixel is one run of bytes. Returns the bytes a row,
+   or 0 (nothing copied) for other inputs. */
+CV_INLINE int32_t cv_dw_pad_single(const cv_dw_geom *g, const int8_t *input, int8_t *padded)
+{
+    const int32_t PH = (g->OH - 1) * g->sy + (g->KH - 1) * g->dy + 1;
+    const int32_t PW = (g->OW - 1) * g->sx + (g->KW - 1) * g->dx + 1;
+    const int8_t pad_value = (int8_t)-g->off;
+    if (g->C != 1 || g->dx != 1 || PH * PW > CV_DW_PAD)
+    {
+        return 0;
+    }
+    for (int32_t y = 0; y < PH; y++)
+    {
+        const int32_t iy = y - g->py;
+        for (int32_t x = 0; x < PW; x++)
+        {
+            const int32_t ix = x - g->px;
+            padded[y * PW + x] = iy >= 0 && iy < g->H && ix >= 0 && ix < g->W ? input[iy * g->W + ix] : pad_value;
+        }
+    }
+    return PW;
+}
+
 #if !COREV_XCV
 /*
  * Depth multiplier a multiple of 4, kernel of at most CV_DW_KMAX taps: the block's
@@ -109,7 +137,6 @@ static void cv_dw_im2col_row(const cv_dw_geom *g, const int8_t *input, int32_t i
  * row of a pixel is one run of bytes.
  */
 #define CV_DW_WT 2560  /* bytes of transposed weights */
-#define CV_DW_PAD 768  /* bytes of a padded single-channel input */
 
 static void cv_dw_mult4(const cv_dw_geom *g,
                         const int8_t *input,
@@ -121,7 +148,6 @@ static void cv_dw_mult4(const cv_dw_geom *g,
 {
     const int32_t K = g->KW * g->KH;
     const int32_t pixels = g->OW * g->OH;
-    const int8_t pad_value = (int8_t)-g->off;
     int8_t panel[4 * CV_DW_KMAX] __attribute__((aligned(4)));
     /* + 4: the kernel reads each weight row in whole groups of 4, past the last row's
        end (those bytes meet the panel's zero tail) */
@@ -131,23 +157,9 @@ static void cv_dw_mult4(const cv_dw_geom *g,
     const int32_t nblk = (CV_DW_WT / K < CV_DW_NBLK ? CV_DW_WT / K : CV_DW_NBLK) & ~3;
     cv_panel_zero_tail(panel, K);
 
-    /* The input coordinates the taps reach: rows -py .., columns -px .. */
-    const int32_t PH = (g->OH - 1) * g->sy + (g->KH - 1) * g->dy + 1;
-    const int32_t PW = (g->OW - 1) * g->sx + (g->KW - 1) * g->dx + 1;
     int8_t padded[CV_DW_PAD] __attribute__((aligned(4)));
-    const int32_t use_pad = g->C == 1 && g->dx == 1 && PH * PW <= CV_DW_PAD;
-    if (use_pad)
-    {
-        for (int32_t y = 0; y < PH; y++)
-        {
-            const int32_t iy = y - g->py;
-            for (int32_t x = 0; x < PW; x++)
-            {
-                const int32_t ix = x - g->px;
-                padded[y * PW + x] = iy >= 0 && iy < g->H && ix >= 0 && ix < g->W ? input[iy * g->W + ix] : pad_value;
-            }
-        }
-    }
+    const int32_t PW = cv_dw_pad_single(g, input, padded); /* 0: not copied */
+    const int32_t use_pad = PW != 0;
 
     for (int32_t i = 0; i < g->C; i++)
     {
@@ -210,7 +222,6 @@ static void cv_dw_mult4(const cv_dw_geom *g,
  * words when the kernel width is a multiple of 4).
  */
 #define CV_XDW_WT 2560  /* bytes of transposed weights */
-#define CV_XDW_PAD 768  /* bytes of a padded single-channel input */
 
 static void cv_xdw_mult4(const cv_dw_geom *g,
                          const int8_t *input,
@@ -223,7 +234,6 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
     const int32_t K = g->KW * g->KH;
     const int32_t Kp = (K + 3) & ~3;
     const int32_t pixels = g->OW * g->OH;
-    const int8_t pad_value = (int8_t)-g->off;
     int8_t panel[4 * CV_DW_KMAX] __attribute__((aligned(4)));
     int8_t wt[CV_XDW_WT] __attribute__((aligned(4)));
     int32_t init[CV_DW_NBLK];
@@ -231,23 +241,9 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
     const int32_t nblk = (CV_XDW_WT / Kp < CV_DW_NBLK ? CV_XDW_WT / Kp : CV_DW_NBLK) & ~3;
     cv_panel_zero_tail(panel, K);
 
-    /* The input coordinates the taps reach: rows -py .., columns -px .. */
-    const int32_t PH = (g->OH - 1) * g->sy + (g->KH - 1) * g->dy + 1;
-    const int32_t PW = (g->OW - 1) * g->sx + (g->KW - 1) * g->dx + 1;
-    int8_t padded[CV_XDW_PAD] __attribute__((aligned(4)));
-    const int32_t use_pad = g->C == 1 && g->dx == 1 && PH * PW <= CV_XDW_PAD;
-    if (use_pad)
-    {
-        for (int32_t y = 0; y < PH; y++)
-        {
-            const int32_t iy = y - g->py;
-            for (int32_t x = 0; x < PW; x++)
-            {
-                const int32_t ix = x - g->px;
-                padded[y * PW + x] = iy >= 0 && iy < g->H && ix >= 0 && ix < g->W ? input[iy * g->W + ix] : pad_value;
-            }
-        }
-    }
+    int8_t padded[CV_DW_PAD] __attribute__((aligned(4)));
+    const int32_t PW = cv_dw_pad_single(g, input, padded); /* 0: not copied */
+    const int32_t use_pad = PW != 0;
 
     for (int32_t i = 0; i < g->C; i++)
     {
