@@ -61,12 +61,11 @@ DECOMPOSED = TINY / "decomposed"
 NETWORKS = ("ds_cnn", "mobilenet_v1", "resnet8", "autoencoder")
 # Smaller networks of the same kinds (examples/models/tiny/small, no decomposed baseline).
 SMALL = ("ds_cnn_small", "resnet_small")
+ROW = re.compile(r"^(\w+)\s+(ok|FAIL \d+)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+", re.M)
 
 
 def network_pte(name, directory=TINY):
     return directory / ("small" if name in SMALL else "") / ("%s.pte" % name)
-ROW = re.compile(r"^(\w+)\s+(ok|FAIL \d+)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+", re.M)
-
 
 
 def execute_counts(output):
@@ -91,7 +90,7 @@ def run_each(build_dir, options):
     set would run them all before the first count is known)."""
     found = {}
     for name in NETWORKS:
-        out = scons(build_dir, "model=%s" % (network_pte(name)), "run", "timeout=3600",
+        out = scons(build_dir, "model=%s" % network_pte(name), "run", "timeout=3600",
                     *options)
         cycles = int(re.search(r"^Cycles execute: (\d+)$", out, re.M).group(1))
         elf = next(Path(build_dir).glob("*/%s/executor_runner.elf" % name))
@@ -153,7 +152,7 @@ def layer_tables(build_dir, options, executes, where):
     profiler} (for the runtime's share: execute minus the kernels)."""
     tables = {}
     for name in NETWORKS:
-        scons(build_dir, "model=%s" % (network_pte(name)), "run", "timeout=3600",
+        scons(build_dir, "model=%s" % network_pte(name), "run", "timeout=3600",
               "profile=etdump", *options)
         etdp = next(Path(build_dir).glob("*-etdump/%s/executor_runner.etdp" % name))
         measured = etdump_kernels(etdp)
