@@ -258,7 +258,8 @@ static __attribute__((noinline)) void cv_dw3_fill_band(const cv_dw3_geom *g,
                                                        uint32_t *band)
 {
     const int8_t *base = input + c;
-    if (nc != 4 || (((uintptr_t)base | (uintptr_t)v->in_f | (uintptr_t)v->in_s) & 3) != 0)
+    /* (with the extensions these lines are only cv_xdw3x3's fallback: no code for speed) */
+    if (COREV_XCV || nc != 4 || (((uintptr_t)base | (uintptr_t)v->in_f | (uintptr_t)v->in_s) & 3) != 0)
     {
         for (int32_t i = 0; i < nl; i++)
         {
@@ -403,9 +404,10 @@ static int32_t cv_dw3_prep(const cv_dw3_geom *g,
     const int32_t C = g->C;
     int32_t sum[4] = {0, 0, 0, 0};
     const int8_t *k = kernel + c;
-    if (nc == 4)
+    if (nc == 4 && !COREV_XCV)
     {
-        /* the sums in registers (through the array they were a load and a store a weight) */
+        /* the sums in registers (through the array they were a load and a store a weight;
+           with the extensions this is only cv_xdw3x3's fallback) */
         int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
         for (int32_t t = 0; t < 9; t++, k += C)
         {
