@@ -36,6 +36,29 @@ inline bool same_dim_order(const Tensor& a, const Tensor& b) {
   return true;
 }
 
+// Do a and b (of one shape) lie alike in memory: their dimensions of more than one
+// element in the same order? (Dim orders may differ in where the size-1 dimensions go.)
+inline bool same_memory_order(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes()) {
+    return false;
+  }
+  ssize_t i = 0, j = 0;
+  while (true) {
+    while (i < a.dim() && a.size(a.dim_order()[i]) == 1) {
+      i++;
+    }
+    while (j < b.dim() && b.size(b.dim_order()[j]) == 1) {
+      j++;
+    }
+    if (i == a.dim() || j == b.dim()) {
+      return i == a.dim() && j == b.dim();
+    }
+    if (a.dim_order()[i++] != b.dim_order()[j++]) {
+      return false;
+    }
+  }
+}
+
 // Is logical dimension `dim` the innermost in memory (stride 1)?
 inline bool innermost(const Tensor& t, int64_t dim) {
   return t.dim() > 0 && t.dim_order()[t.dim() - 1] == dim;

@@ -271,19 +271,6 @@ def _contiguous(a, *names):
     return None
 
 
-def _elementwise_binary(a):
-    """quantized_add and quantized_mul: one shape for all three (walked as flat memory),
-    or a per-channel operand of a channels-last 4-D tensor."""
-    big, small = a["self"], a["other"]
-    if math.prod(big.sizes) < math.prod(small.sizes):
-        big, small = small, big
-    if tuple(big.sizes) == tuple(small.sizes):
-        return _same_layout(a, "out", "self", "other")
-    if len(big.sizes) == 4 and math.prod(small.sizes) == small.sizes[1]:
-        return _channels_last({"input": big, "out": a["out"]}, "input", "out")
-    return None     # a broadcast ExecuTorch's kernel refuses at run time
-
-
 def _pad(a):
     problem = _same_layout(a, "input", "out")
     if problem is None and not (_laid_out(a["input"], tuple(range(len(a["input"].sizes))))
@@ -295,13 +282,11 @@ def _pad(a):
 
 # What each operator's kernel (ExecuTorch's, or ours in kernels/cortex_m) assumes of its
 # tensors' dim orders; None: any (ours look at the dim orders: minimum, maximum,
-# transpose, softmax).
+# transpose, softmax, quantized_add, quantized_mul).
 LAYOUTS = {
     "cortex_m::quantize_per_tensor.out": lambda a: _same_layout(a, "input", "out"),
     "cortex_m::dequantize_per_tensor.out": lambda a: _same_layout(a, "input", "out"),
     "cortex_m::quantized_activation.out": lambda a: _same_layout(a, "input", "out"),
-    "cortex_m::quantized_add.out": _elementwise_binary,
-    "cortex_m::quantized_mul.out": _elementwise_binary,
     "cortex_m::pad.out": _pad,
     "cortex_m::quantized_conv2d.out": lambda a: _channels_last(a, "input", "out"),
     "cortex_m::quantized_depthwise_conv2d.out": lambda a: _channels_last(a, "input", "out"),
@@ -347,6 +332,9 @@ class CallForm:
     scratch: List[Scratch] = field(default_factory=list)
     temp: int = 0                   # bytes its kernel takes from the temp pool
     problem: Optional[str] = None   # why the firmware cannot compute it
+    # whether the passes never make such a call (the program was edited): false for a
+    # layout no kernel here walks, which a float operator in the graph can bring about
+    edited: bool = True
 
 
 def _nhwc(tensor):
@@ -491,6 +479,7 @@ def call_forms(method) -> List[CallForm]:
             if problem:
                 form.problem = ("%s: the kernel walks its tensors as one layout and would put "
                                 "the values in the wrong places" % problem)
+                form.edited = False
         forms.append(form)
     return forms
 
@@ -552,10 +541,14 @@ def check(program, path, temp_pool=None):
             if form.problem:
                 raise BuildSetupError(
                     "The model '%s' cannot run as exported: kernel call %d of its method '%s' "
-                    "(%s): %s. ExecuTorch's Cortex-M passes do not make such a call from any "
-                    "target (was the program edited?); export it again with "
-                    "CortexMPassManager, with or without a CortexMTargetConfig."
-                    % (path, form.index, method.name, form.op, form.problem))
+                    "(%s): %s. %s"
+                    % (path, form.index, method.name, form.op, form.problem,
+                       "ExecuTorch's Cortex-M passes do not make such a call from any "
+                       "target (was the program edited?); export it again with "
+                       "CortexMPassManager, with or without a CortexMTargetConfig."
+                       if form.edited else
+                       "No kernel of this build computes such a call as the cortex_m "
+                       "dialect's reference does; please report it with the model."))
         needed = temp_pool_bytes(method)
         if temp_pool and temp_pool < needed:
             raise BuildSetupError(
