@@ -45,7 +45,7 @@ from SCons.Action import Action
 from etcorev import boards, locations
 from etcorev.artifacts import Firmware
 from etcorev.errors import BuildSetupError
-from etcorev.executorch import cortex_m_forms, kernel_plan
+from etcorev.executorch import cortex_m_forms, kernel_plan, memory_order
 from etcorev.pte import model_io
 from etcorev.run import models, runner_config
 from etcorev.run.runner_config import profile_mode
@@ -249,6 +249,7 @@ def ExecutorRunner(env):
             program = models.load_program(model, model_region, env["MODEL_PLACEMENT"],
                                           env["BOARD"])
             cortex_m_forms.check(program, model.path, env.get("RUNNER_TEMP_POOL"))
+            memory_order.check(program, model.path)
             runner_config.check_fits(program, model.path, env, data,
                                      embedded and model_region is data)
             selection = _selection_of(env, program)

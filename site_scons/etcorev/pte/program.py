@@ -218,6 +218,9 @@ class TensorArg:
     dim_order: Tuple[int, ...]
     constant: bool
     nbytes: int
+    value: int = -1  # its index in the method's values
+    # (planned buffer id, offset) of a memory-planned tensor, else None
+    memory: Optional[Tuple[int, int]] = None
 
 
 @dataclass(frozen=True)
@@ -589,15 +592,20 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
     )
 
 
-def _tensor_arg(val: flatbuf.Table) -> TensorArg:
+def _tensor_arg(val: flatbuf.Table, index: int) -> TensorArg:
     code = val.scalar("scalar_type")
     name, element_size = SCALAR_TYPES.get(code, (str(code), 0))
     sizes = tuple(val.scalars("sizes") or ())
     count = 1
     for d in sizes:
         count *= d
+    alloc = val.table("allocation_info")
+    memory = None if alloc is None else (
+        alloc.scalar("memory_id"),
+        alloc.scalar("memory_offset_low") | (alloc.scalar("memory_offset_high") << 32))
     return TensorArg(name, sizes, tuple(val.scalars("dim_order") or ()),
-                     bool(val.scalar("data_buffer_idx")), count * element_size)
+                     bool(val.scalar("data_buffer_idx")), count * element_size,
+                     index, memory)
 
 
 def _argument(values: flatbuf.TableVector, index: int, where: str, r: _Reader) -> Any:
@@ -609,7 +617,7 @@ def _argument(values: flatbuf.TableVector, index: int, where: str, r: _Reader) -
     if val is None or tag == KT_NULL:
         return None
     if tag == KT_TENSOR:
-        return _tensor_arg(val)
+        return _tensor_arg(val, index)
     if tag in (KT_TENSOR_LIST, KT_OPTIONAL_TENSOR_LIST):
         return [None if i == -1 else _argument(values, i, where, r)
                 for i in val.scalars("items") or ()]

@@ -1,0 +1,144 @@
+"""Planned memory read in another order than it was written: views of another tensor's
+memory, and portable kernels that assume the contiguous layout.
+
+Views.
+
+ExecuTorch's memory planning makes a reshape (a flatten, a view) of a tensor an alias of
+that tensor's memory: no kernel runs, the new tensor simply starts where the old one does.
+That gives the same values only when both walk memory in their logical order, or have
+one shape and one layout. ExecuTorch v1.4.1 also aliases a channels-last tensor (dim
+order 0, 2, 3, 1: a Cortex-M convolution's output) as a contiguous one of another shape:
+flatten(2) of an (N, C, H, W) activation becomes an (N, C, H*W) tensor over memory laid
+out as (N, H, W, C). Every runtime then reads those values in the wrong order, and the
+program's outputs are wrong with nothing failing. The build refuses such a program.
+
+A view is recognised as a planned tensor that a kernel reads before any kernel has
+written it (method inputs are never in memory another tensor used before them), of the
+dtype and number of elements of the last tensor a kernel call had at the same place: the
+tensor it views.
+
+Portable kernels. ExecuTorch's portable aten::cat checks that its tensors share one dim
+order and then copies blocks of memory as if that order were the contiguous one: two
+channels-last activations concatenated along the channels come out interleaved wrong.
+The build refuses such a call too (PORTABLE_CONTIGUOUS).
+"""
+
+import itertools
+import math
+
+from etcorev.errors import BuildSetupError
+
+
+def _memory_order(tensor):
+    """The dimensions of more than one element, outermost in memory first."""
+    return tuple(d for d in tensor.dim_order if tensor.sizes[d] != 1)
+
+
+def _in_logical_order(tensor):
+    order = _memory_order(tensor)
+    return order == tuple(sorted(order))
+
+
+def _logical_at_memory(tensor):
+    """The logical (row-major) index of the element at each memory position."""
+    strides, stride = {}, 1
+    for d in reversed(tensor.dim_order):
+        strides[d] = stride
+        stride *= tensor.sizes[d]
+    at = [0] * stride
+    for flat, index in enumerate(itertools.product(*map(range, tensor.sizes))):
+        at[sum(i * strides[d] for d, i in enumerate(index))] = flat
+    return at
+
+
+def same_values(source, view):
+    """Does view read source's elements in their logical order, as a reshape must?"""
+    if tuple(source.sizes) == tuple(view.sizes):
+        return _memory_order(source) == _memory_order(view)
+    if _in_logical_order(source) and _in_logical_order(view):
+        return True
+    # other orders: element by element (only for these rare candidates)
+    return _logical_at_memory(source) == _logical_at_memory(view)
+
+
+def _tensors(args):
+    for arg in args:
+        if isinstance(arg, list):
+            yield from (a for a in arg if a is not None and hasattr(a, "sizes"))
+        elif hasattr(arg, "sizes"):
+            yield arg
+
+
+def misread_views(method):
+    """[(call index, operator, view, the call index and tensor it views)] of a method's
+    views that read another order than their source's."""
+    seen, last_at, found = set(), {}, []
+    for index, call in enumerate(method.calls):
+        tensors = [t for t in _tensors(call.args) if t.memory is not None and not t.constant]
+        # an out variant's out tensor comes twice: its argument and its return
+        written = {t.value for t in tensors if sum(u.value == t.value for u in tensors) > 1}
+        for tensor in tensors:
+            if tensor.value in seen or tensor.value in written:
+                continue
+            source = last_at.get(tensor.memory)
+            # a reshape keeps the dtype and the number of elements (a scratch buffer a
+            # kernel is handed, uint8 of its own size, is no view of what was there)
+            if source is not None and source[1].value != tensor.value and \
+                    source[1].dtype == tensor.dtype and \
+                    math.prod(source[1].sizes) == math.prod(tensor.sizes) and \
+                    not same_values(source[1], tensor):
+                found.append((index, call.op, tensor) + source)
+        for tensor in tensors:
+            seen.add(tensor.value)
+            last_at[tensor.memory] = (index, tensor)
+    return found
+
+
+def _describe(tensor):
+    return "%s[%s] in dim order (%s)" % (tensor.dtype, ",".join(map(str, tensor.sizes)),
+                                       ", ".join(map(str, tensor.dim_order)))
+
+
+# Portable kernels that walk memory as the contiguous layout, whatever the dim order.
+PORTABLE_CONTIGUOUS = {
+    "aten::cat.out": "copies blocks of its tensors' memory in logical order",
+}
+
+
+def contiguous_only_calls(method):
+    """[(call index, operator, what it does, the first tensor not in logical order)]."""
+    found = []
+    for index, call in enumerate(method.calls):
+        what = PORTABLE_CONTIGUOUS.get(call.op)
+        if what is None:
+            continue
+        for tensor in _tensors(call.args):
+            if not _in_logical_order(tensor):
+                found.append((index, call.op, what, tensor))
+                break
+    return found
+
+
+def check(program, path):
+    """Refuses, in one sentence, a program whose first method reads a view of a tensor
+    in another order than the tensor's, or hands a portable kernel that walks memory as
+    the contiguous layout a tensor in another."""
+    for method in program.methods[:1]:
+        for index, op, what, tensor in contiguous_only_calls(method)[:1]:
+            raise BuildSetupError(
+                "The model '%s' cannot run as exported: kernel call %d of its method '%s' "
+                "(%s, ExecuTorch's portable kernel) gets %s, but %s: its values would land "
+                "in the wrong places. Call .contiguous() on its inputs in the model (the "
+                "export then copies them to the contiguous layout) and export again."
+                % (path, index, method.name, op, _describe(tensor), what))
+        for index, op, view, source_index, source in misread_views(method)[:1]:
+            raise BuildSetupError(
+                "The model '%s' cannot run as exported: kernel call %d of its method '%s' "
+                "(%s) reads %s, which ExecuTorch's memory planning made a view of the "
+                "memory of kernel call %d's %s (a reshape or flatten of it): the view "
+                "walks that memory in another order, so every runtime would read its "
+                "values in the wrong places. Call .contiguous() on the tensor before "
+                "the reshape in the model (the export then copies it to the contiguous "
+                "layout) and export again."
+                % (path, index, method.name, op, _describe(view), source_index,
+                   _describe(source)))
