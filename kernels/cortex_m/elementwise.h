@@ -35,15 +35,7 @@ Tensor& binary_out(
     const Tensor& input1,
     const Tensor& input2,
     Tensor& out) {
-  if (input1.scalar_type() != ScalarType::Char || input2.scalar_type() != ScalarType::Char ||
-      out.scalar_type() != ScalarType::Char) {
-    ET_LOG(Error, "%s: int8 tensors expected", name);
-    context.fail(Error::InvalidArgument);
-    return out;
-  }
-  if (!layout::broadcasts_to(input1, input2, out)) {
-    ET_LOG(Error, "%s: the inputs' sizes do not broadcast to the output's", name);
-    context.fail(Error::InvalidArgument);
+  if (!layout::int8_binary_args(context, name, input1, input2, out)) {
     return out;
   }
   const int8_t* a = input1.const_data_ptr<int8_t>();

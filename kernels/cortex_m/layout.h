@@ -117,6 +117,28 @@ inline bool broadcasts_to(const Tensor& a, const Tensor& b, const Tensor& out) {
   return true;
 }
 
+// Are a, b and out int8, and do a's and b's sizes broadcast to out's? Otherwise the
+// context fails with InvalidArgument (the error logged with the operator's name).
+inline bool int8_binary_args(
+    KernelRuntimeContext& context,
+    const char* name,
+    const Tensor& a,
+    const Tensor& b,
+    const Tensor& out) {
+  if (a.scalar_type() != ScalarType::Char || b.scalar_type() != ScalarType::Char ||
+      out.scalar_type() != ScalarType::Char) {
+    ET_LOG(Error, "%s: int8 tensors expected", name);
+    context.fail(Error::InvalidArgument);
+    return false;
+  }
+  if (!broadcasts_to(a, b, out)) {
+    ET_LOG(Error, "%s: the inputs' sizes do not broadcast to the output's", name);
+    context.fail(Error::InvalidArgument);
+    return false;
+  }
+  return true;
+}
+
 } // namespace layout
 } // namespace native
 } // namespace cortex_m

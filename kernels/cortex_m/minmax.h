@@ -35,15 +35,7 @@ Tensor& binary_out(
     const Tensor& a,
     const Tensor& b,
     Tensor& out) {
-  if (a.scalar_type() != ScalarType::Char || b.scalar_type() != ScalarType::Char ||
-      out.scalar_type() != ScalarType::Char) {
-    ET_LOG(Error, "%s: int8 tensors expected", name);
-    context.fail(Error::InvalidArgument);
-    return out;
-  }
-  if (!layout::broadcasts_to(a, b, out)) {
-    ET_LOG(Error, "%s: the inputs' sizes do not broadcast to the output's", name);
-    context.fail(Error::InvalidArgument);
+  if (!layout::int8_binary_args(context, name, a, b, out)) {
     return out;
   }
   const int8_t* a_data = a.const_data_ptr<int8_t>();
