@@ -28,8 +28,11 @@ inline bool same_dim_order(const Tensor& a, const Tensor& b) {
   if (a.dim() != b.dim()) {
     return false;
   }
+  // (the arrays fetched once: each accessor is a call at -Os)
+  const auto ao = a.dim_order();
+  const auto bo = b.dim_order();
   for (ssize_t i = 0; i < a.dim(); i++) {
-    if (a.dim_order()[i] != b.dim_order()[i]) {
+    if (ao[i] != bo[i]) {
       return false;
     }
   }
@@ -39,21 +42,25 @@ inline bool same_dim_order(const Tensor& a, const Tensor& b) {
 // Do a and b (of one shape) lie alike in memory: their dimensions of more than one
 // element in the same order? (Dim orders may differ in where the size-1 dimensions go.)
 inline bool same_memory_order(const Tensor& a, const Tensor& b) {
-  if (a.sizes() != b.sizes()) {
+  const auto sizes = a.sizes();
+  if (sizes != b.sizes()) {
     return false;
   }
+  const auto ao = a.dim_order();
+  const auto bo = b.dim_order();
+  const ssize_t n = a.dim();
   ssize_t i = 0, j = 0;
   while (true) {
-    while (i < a.dim() && a.size(a.dim_order()[i]) == 1) {
+    while (i < n && sizes[ao[i]] == 1) {
       i++;
     }
-    while (j < b.dim() && b.size(b.dim_order()[j]) == 1) {
+    while (j < n && sizes[bo[j]] == 1) {
       j++;
     }
-    if (i == a.dim() || j == b.dim()) {
-      return i == a.dim() && j == b.dim();
+    if (i == n || j == n) {
+      return i == n && j == n;
     }
-    if (a.dim_order()[i++] != b.dim_order()[j++]) {
+    if (ao[i++] != bo[j++]) {
       return false;
     }
   }
