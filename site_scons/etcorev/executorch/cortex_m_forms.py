@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from etcorev.errors import BuildSetupError
+from etcorev.executorch.memory_order import dims_in_memory
 from etcorev.pte import TensorArg
 
 BACKENDS = ("scalar", "dsp", "mve")
@@ -228,16 +229,9 @@ def transpose_conv_reverse(input_nhwc, filter_nhwc, stride):
 CHANNELS_LAST = (0, 2, 3, 1)
 
 
-def _memory_order(tensor, dim_order=None):
-    """The order of a tensor's dimensions in memory, without those of size 1 (which are
-    anywhere: two tensors of one shape are laid out alike when these agree)."""
-    order = tensor.dim_order if dim_order is None else dim_order
-    return tuple(d for d in order if tensor.sizes[d] != 1)
-
-
 def _laid_out(tensor, dim_order):
     return len(tensor.sizes) == len(dim_order) and \
-        _memory_order(tensor) == _memory_order(tensor, dim_order)
+        dims_in_memory(tensor) == dims_in_memory(tensor, dim_order)
 
 
 def _order(tensor):
@@ -248,7 +242,7 @@ def _same_layout(a, *names):
     first = a[names[0]]
     for name in names[1:]:
         if tuple(a[name].sizes) == tuple(first.sizes) and \
-                _memory_order(a[name]) != _memory_order(first):
+                dims_in_memory(a[name]) != dims_in_memory(first):
             return "its %s is in dim order %s and its %s in %s" % (
                 names[0], _order(first), name, _order(a[name]))
     return None

@@ -29,13 +29,17 @@ import math
 from etcorev.errors import BuildSetupError
 
 
-def _memory_order(tensor):
-    """The dimensions of more than one element, outermost in memory first."""
-    return tuple(d for d in tensor.dim_order if tensor.sizes[d] != 1)
+def dims_in_memory(tensor, dim_order=None):
+    """The order of a tensor's dimensions in memory (its own dim order, or dim_order),
+    without those of size 1 (which are anywhere: two tensors of one shape are laid out
+    alike when these agree)."""
+    order = tensor.dim_order if dim_order is None else dim_order
+    return tuple(d for d in order if tensor.sizes[d] != 1)
 
 
-def _in_logical_order(tensor):
-    order = _memory_order(tensor)
+def in_logical_order(tensor):
+    """Is the tensor laid out as the contiguous one (whatever its size-1 dimensions)?"""
+    order = dims_in_memory(tensor)
     return order == tuple(sorted(order))
 
 
@@ -54,8 +58,8 @@ def _logical_at_memory(tensor):
 def same_values(source, view):
     """Does view read source's elements in their logical order, as a reshape must?"""
     if tuple(source.sizes) == tuple(view.sizes):
-        return _memory_order(source) == _memory_order(view)
-    if _in_logical_order(source) and _in_logical_order(view):
+        return dims_in_memory(source) == dims_in_memory(view)
+    if in_logical_order(source) and in_logical_order(view):
         return True
     # other orders: element by element (only for these rare candidates)
     return _logical_at_memory(source) == _logical_at_memory(view)
@@ -113,7 +117,7 @@ def contiguous_only_calls(method):
         if what is None:
             continue
         for tensor in _tensors(call.args):
-            if not _in_logical_order(tensor):
+            if not in_logical_order(tensor):
                 found.append((index, call.op, what, tensor))
                 break
     return found
