@@ -182,8 +182,6 @@ static CV_QUANT_HOT void cv_quantize(const float *in,
        element takes the generic expression */
     const uint32_t span = p.ok && !p.sign ? 32u : 0u;
     const uint32_t ms8 = p.ms << 8, c = (uint32_t)p.c;
-    /* two elements an iteration: one loop branch and one pointer step a pair */
-#pragma GCC unroll 2
     for (int32_t i = 0; i < n; i++)
     {
         const uint32_t ux = x[i];
