@@ -442,9 +442,10 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
     }
     int16_t tap_table[CV_CONV_TAPS_MAX];
     const int16_t *tap_off = NULL;
-    /* 3x3 kernels over RGB pixels, undilated: cv_conv_panel_rgb3x3 */
+    /* 3x3 kernels over RGB pixels, undilated, on inputs of 3 x 3 pixels or more (its
+       window test takes input_x - 2 as unsigned): cv_conv_panel_rgb3x3 */
     const int32_t rgb3x3 = kernel_x == 3 && kernel_y == 3 && kernel_ch == 3 && input_ch == 3 && dilation_x == 1 &&
-        dilation_y == 1 && !upscaling;
+        dilation_y == 1 && !upscaling && input_x >= 3 && input_y >= 3;
     /* taps of whole words go into the panel a word at a time already */
     if (((kernel_ch | input_ch) & 3) && K <= CV_CONV_TAPS_MAX && !upscaling &&
         ((kernel_y - 1) * dilation_y * input_x + (kernel_x - 1) * dilation_x + 1) * input_ch <= 32767)
