@@ -150,15 +150,15 @@ typedef struct
             "lw s9, 64(a0)\n\tlw s10, 68(a0)\n\tlw s11, 72(a0)\n\tlw a4, 76(a0)\n\tlw a5, 80(a0)\n\t"                  \
             "lw a6, 84(a0)\n\tlw a7, 88(a0)\n\t"                                                                       \
             /* a line */                                                                                               \
-            "5:\n\tlw t0, 52(sp)\n\tlw a1, 0(t0)\n\tlw a2, 4(t0)\n\tlw a3, 8(t0)\n\tlw t6, 12(t0)\n\t"                 \
+            ".balign 4\n5:\n\tlw t0, 52(sp)\n\tlw a1, 0(t0)\n\tlw a2, 4(t0)\n\tlw a3, 8(t0)\n\tlw t6, 12(t0)\n\t"                 \
             "lw a0, 20(t0)\n\tbeqz a0, 6f\n\t"                                                                         \
-            "1:\n\tlb t0, 0(a1)\n\tmv t3, t2\n\tmv t4, t2\n\tmv t5, t2\n\t" LINE(a1, s0, s1, s2, "lb t0, 0(a2)")       \
+            ".balign 4\n1:\n\tlb t0, 0(a1)\n\tmv t3, t2\n\tmv t4, t2\n\tmv t5, t2\n\t" LINE(a1, s0, s1, s2, "lb t0, 0(a2)")       \
                 LINE(a2, s3, s4, s5, "lb t0, 0(a3)") LINE(a3, s6, s7, s8, "addi a1, a1, 3 * " #STEP)                   \
             "addi a2, a2, 3 * " #STEP "\n\taddi a3, a3, 3 * " #STEP "\n\t" CV_DW3_RQ(t3, 11, 12, 13)                   \
                 CV_DW3_RQ(t4, 21, 22, 23) CV_DW3_RQ(t5, 31, 32, 33) "addi a0, a0, -1\n\tbnez a0, 1b\n"                 \
             /* the outputs after the strips */                                                                         \
             "6:\n\tlw t0, 52(sp)\n\tlw a0, 92(t0)\n\tbeqz a0, 8f\n"                                                    \
-            "7:\n\tlb t0, 0(a1)\n\tmv t3, t2\n\t" CV_DW3_ONE(a1, s0, s1, s2, "lb t0, 0(a2)")                           \
+            ".balign 4\n7:\n\tlb t0, 0(a1)\n\tmv t3, t2\n\t" CV_DW3_ONE(a1, s0, s1, s2, "lb t0, 0(a2)")                           \
                 CV_DW3_ONE(a2, s3, s4, s5, "lb t0, 0(a3)") CV_DW3_ONE(a3, s6, s7, s8, "addi a1, a1, " #STEP)           \
             "addi a2, a2, " #STEP "\n\taddi a3, a3, " #STEP "\n\t" CV_DW3_RQ(t3, 41, 42, 43)                           \
             "addi a0, a0, -1\n\tbnez a0, 7b\n"                                                                         \

@@ -588,7 +588,7 @@ CV_SHARED __attribute__((naked, noinline, noclone)) void cv_gemm4x4q(cv_g4_args 
         "sw s5, 24(sp)\n\tsw s6, 28(sp)\n\tsw s7, 32(sp)\n\tsw s8, 36(sp)\n\tsw s9, 40(sp)\n\tsw s10, 44(sp)\n\t"
         "sw s11, 48(sp)\n\tsw a0, 52(sp)\n"
         /* a tile: weight rows, accumulators from init */
-        "5:\n\tlw a0, 52(sp)\n\tlw t0, 4(a0)\n\tlw a1, 8(a0)\n\tadd t1, t0, a1\n\tadd t2, t1, a1\n\tadd ra, t2, a1\n\t"
+        ".balign 4\n5:\n\tlw a0, 52(sp)\n\tlw t0, 4(a0)\n\tlw a1, 8(a0)\n\tadd t1, t0, a1\n\tadd t2, t1, a1\n\tadd ra, t2, a1\n\t"
         "add a2, ra, a1\n\tsw a2, 4(a0)\n\tlw a2, 20(a0)\n\t"
         "lw s0, 0(a2)\n\tlw s4, 4(a2)\n\tlw s8, 8(a2)\n\tlw t3, 12(a2)\n\taddi a2, a2, 16\n\tsw a2, 20(a0)\n\t"
         "mv s1, s0\n\tmv s2, s0\n\tmv s3, s0\n\tmv s5, s4\n\tmv s6, s4\n\tmv s7, s4\n\t"
@@ -598,7 +598,7 @@ CV_SHARED __attribute__((naked, noinline, noclone)) void cv_gemm4x4q(cv_g4_args 
         "andi a6, a1, 1\n\tbeqz a6, 2f\n\t" CV_G4_POS(0, 0) CV_G4_POS(1, 1) CV_G4_POS(2, 2) CV_G4_POS(3, 3)
         "addi a0, a0, 16\n\taddi t0, t0, 4\n\taddi t1, t1, 4\n\taddi t2, t2, 4\n\taddi ra, ra, 4\n"
         "2:\n\tsrli a1, a1, 1\n\tbeqz a1, 3f\n"
-        "1:\n\t" CV_G4_POS(0, 0) CV_G4_POS(1, 1) CV_G4_POS(2, 2) CV_G4_POS(3, 3) CV_G4_POS(4, 16)
+        ".balign 4\n1:\n\t" CV_G4_POS(0, 0) CV_G4_POS(1, 1) CV_G4_POS(2, 2) CV_G4_POS(3, 3) CV_G4_POS(4, 16)
             CV_G4_POS(5, 17) CV_G4_POS(6, 18) CV_G4_POS(7, 19)
         "addi a0, a0, 32\n\taddi t0, t0, 8\n\taddi t1, t1, 8\n\taddi t2, t2, 8\n\taddi ra, ra, 8\n\t"
         "addi a1, a1, -1\n\tbnez a1, 1b\n"
@@ -714,7 +714,7 @@ cv_fc8_h(const int16_t *v, const int8_t *w, int32_t K, int32_t groups, int32_t *
                      "add s2, s1, a2\n\tadd s3, s2, a2\n\tadd s4, s3, a2\n\t"
                      "lw t3, 0(a4)\n\tlw t4, 4(a4)\n\tlw t5, 8(a4)\n\tlw t6, 12(a4)\n\t"
                      "lw a5, 16(a4)\n\tlw a6, 20(a4)\n\tlw a7, 24(a4)\n\tlw s0, 28(a4)\n\t"
-                     "1:\n\t" CV_FC8_U(0, 0) CV_FC8_U(1, 2) CV_FC8_U(2, 4) CV_FC8_U(3, 6) CV_FC8_U(4, 8)
+                     ".balign 4\n1:\n\t" CV_FC8_U(0, 0) CV_FC8_U(1, 2) CV_FC8_U(2, 4) CV_FC8_U(3, 6) CV_FC8_U(4, 8)
                          CV_FC8_U(5, 10) CV_FC8_U(6, 12) CV_FC8_U(7, 14)
                      "addi a0, a0, 16\n\t"
                      "addi a1, a1, 8\n\taddi t0, t0, 8\n\taddi t1, t1, 8\n\taddi t2, t2, 8\n\t"
@@ -793,7 +793,7 @@ cv_fc12_h(const int16_t *v, const int8_t *w, int32_t K, int32_t groups, int32_t 
         "lw a6, 52(sp)\n\t"
         "lw t3, 0(a6)\n\tlw t4, 4(a6)\n\tlw t5, 8(a6)\n\tlw s0, 12(a6)\n\tlw s1, 16(a6)\n\tlw s2, 20(a6)\n\t"
         "lw s3, 24(a6)\n\tlw s4, 28(a6)\n\tlw s5, 32(a6)\n\tlw s6, 36(a6)\n\tlw s7, 40(a6)\n\tlw s8, 44(a6)\n"
-        "1:\n\t" CV_FC12_U(0, 0) CV_FC12_U(1, 2) CV_FC12_U(2, 4) CV_FC12_U(3, 6) CV_FC12_U(4, 8) CV_FC12_U(5, 10)
+        ".balign 4\n1:\n\t" CV_FC12_U(0, 0) CV_FC12_U(1, 2) CV_FC12_U(2, 4) CV_FC12_U(3, 6) CV_FC12_U(4, 8) CV_FC12_U(5, 10)
             CV_FC12_U(6, 12) CV_FC12_U(7, 14) CV_FC12_U(8, 16) CV_FC12_U(9, 18) CV_FC12_U(10, 20) CV_FC12_U(11, 22)
                 CV_FC12_U(12, 24) CV_FC12_U(13, 26) CV_FC12_U(14, 28) CV_FC12_U(15, 30)
         "addi a0, a0, 32\n\taddi a1, a1, 16\n\taddi a2, a2, 16\n\taddi a3, a3, 16\n\taddi a4, a4, 16\n\t"
