@@ -23,13 +23,15 @@ namespace cortex_m {
 namespace native {
 namespace elementwise {
 
-// Everything but the networks' case (binary_out's): out of line, so that the common path
-// stays short.
+// cmsis(a, b, out, n, swapped): CMSIS-NN's function over n elements of a and b (b
+// repeated when it is the per-channel operand); swapped: a and b are the operator's
+// inputs in the other order (the per-channel one was the first), so the caller swaps
+// their parameters too.
 template <typename Cmsis>
-__attribute__((noinline)) Tensor& other_layouts(
+Tensor& binary_out(
     KernelRuntimeContext& context,
     const char* name,
-    Cmsis& cmsis,
+    Cmsis cmsis,
     const Tensor& input1,
     const Tensor& input2,
     Tensor& out) {
@@ -73,33 +75,6 @@ __attribute__((noinline)) Tensor& other_layouts(
     context.fail(Error::Internal);
   }
   return out;
-}
-
-// cmsis(a, b, out, n, swapped): CMSIS-NN's function over n elements of a and b (b
-// repeated when it is the per-channel operand); swapped: a and b are the operator's
-// inputs in the other order (the per-channel one was the first), so the caller swaps
-// their parameters too.
-template <typename Cmsis>
-Tensor& binary_out(
-    KernelRuntimeContext& context,
-    const char* name,
-    Cmsis cmsis,
-    const Tensor& input1,
-    const Tensor& input2,
-    Tensor& out) {
-  // The networks' case first, with the fewest checks: int8, one shape, one dim order.
-  if (input1.scalar_type() == ScalarType::Char && input2.scalar_type() == ScalarType::Char &&
-      out.scalar_type() == ScalarType::Char && input1.sizes() == out.sizes() &&
-      input2.sizes() == out.sizes() && layout::same_dim_order(input1, out) &&
-      layout::same_dim_order(input2, out)) {
-    if (!cmsis(input1.const_data_ptr<int8_t>(), input2.const_data_ptr<int8_t>(),
-               out.mutable_data_ptr<int8_t>(), static_cast<int32_t>(out.numel()), false)) {
-      ET_LOG(Error, "%s: CMSIS-NN failed", name);
-      context.fail(Error::Internal);
-    }
-    return out;
-  }
-  return other_layouts(context, name, cmsis, input1, input2, out);
 }
 
 } // namespace elementwise
