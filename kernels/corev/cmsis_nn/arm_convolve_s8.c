@@ -425,7 +425,7 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                              conv_params->activation.max};
     int32_t init[CV_CONV_NBLK];
 #if COREV_XCV
-    uint32_t rq_words[2 * CV_CONV_NBLK];
+    uint32_t rq_words[3 * CV_CONV_NBLK];
 #else
     int32_t rq_words[4 * CV_CONV_NBLK];
 #endif
@@ -477,12 +477,14 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                 CV_CONV_FILTER_INIT(init, w, count, K, bias_data ? bias_data + n0 + nb : NULL, input_offset);
 #if COREV_XCV
                 const uint32_t *rq =
-                    cv_xrq_prep(rq_words, quant_params->multiplier + n0 + nb, quant_params->shift + n0 + nb, count)
+                    cv_xrq_prep(rq_words, quant_params->multiplier + n0 + nb, quant_params->shift + n0 + nb, count,
+                                o.out_off, o.act_min)
                     ? rq_words
                     : NULL;
 #else
                 const int32_t *rq =
-                    cv_rq4_prep(rq_words, quant_params->multiplier + n0 + nb, quant_params->shift + n0 + nb, count)
+                    cv_rq4_prep(rq_words, quant_params->multiplier + n0 + nb, quant_params->shift + n0 + nb, count,
+                                o.out_off, o.act_min)
                     ? rq_words
                     : NULL;
 #endif

@@ -24,6 +24,7 @@
  * them) and here (-input_offset + input_offset); same int32 sums, arm_nn_requantize's
  * rounding.
  */
+#define CV_WANT_RQ_LINES 1
 #include "corev_nn.h"
 
 /* One output pixel of channels c0 .. c0 + n - 1 (n <= 4), one at a time, over the taps
@@ -89,15 +90,16 @@ typedef struct
     int32_t init;               /* 60: bias + input offset x weight sum */
     uint32_t m2;                /* 64: 2 x multiplier (>= 0) */
     int32_t pre;                /* 68: the requantization's right shift e in [1, 31] as */
-    int32_t h;                  /* 72:   ((t - (t < 0)) >> pre + h) >> sh, pre = e >= 2, */
-    int32_t sh;                 /* 76:   sh = e - pre, h = 2^(sh - 1): no overflow (t < 2^31 - 1) */
-    int32_t out_off;            /* 80 */
+    int32_t h;                  /* 72:   ((t - (t < 0)) >> pre + h) >> sh, pre = e >= 2, sh = e - pre, */
+    int32_t sh;                 /* 76:   h with the output offset (cv_rq_h_with_offset) */
+    int32_t out_off;            /* 80: (the C path's) */
     int32_t act_min;            /* 84 */
     int32_t act_max;            /* 88 */
     int32_t ntail;              /* 92: outputs after the strips of a line (0 to 2) */
     int32_t nlines;             /* 96: output lines, >= 1 (counted down) */
     int32_t padv;               /* 100: bytes from one output line's input lines to the next's */
     int32_t dadv;               /* 104: bytes from one output line to the next */
+    int32_t relu;               /* 108: cv_rq_relu */
 } cv_dw3_args;
 
 /* One line's contribution to the 3 accumulators t3, t4, t5 (x in t0, product in t1;
@@ -118,14 +120,11 @@ typedef struct
     "mul t1, t0, " #W2 "\n\tadd t4, t4, t1\n\tmul t1, t0, " #W0 "\n\tlb t0, 20(" #P ")\n\tadd t5, t5, t1\n\t"            \
     "mul t1, t0, " #W1 "\n\tlb t0, 24(" #P ")\n\tadd t5, t5, t1\n\t"                                                   \
     "mul t1, t0, " #W2 "\n\t" NEXT "\n\tadd t5, t5, t1\n\t"
-/* The output stage of accumulator X (arm_nn_requantize, + output offset, clamp, store):
-   the clamps are branches taken only to the fix-ups at the end (L: their labels). */
-#define CV_DW3_RQ(X, LMIN, LMAX, LST)                                                                                  \
-    "mul t0, " #X ", s9\n\tmulhsu " #X ", " #X ", s9\n\tsrli t0, t0, 31\n\tadd " #X ", " #X ", t0\n\t"                  \
-    "srai t0, " #X ", 31\n\tadd " #X ", " #X ", t0\n\tsra " #X ", " #X ", s10\n\tadd " #X ", " #X ", s11\n\t"            \
-    "sra " #X ", " #X ", a4\n\tadd " #X ", " #X ", a5\n\t"                                                             \
-    "blt " #X ", a6, " #LMIN "f\n\tblt a7, " #X ", " #LMAX "f\n" #LST ":\n\tsb " #X ", 0(t6)\n\tadd t6, t6, ra\n\t"
-#define CV_DW3_FIX(X, LMIN, LMAX, LST) #LMIN ":\n\tmv " #X ", a6\n\tj " #LST "b\n" #LMAX ":\n\tmv " #X ", a7\n\tj " #LST "b\n"
+/* The output stage of accumulator X (arm_nn_requantize, + output offset, clamp, store:
+   CV_RQ_SPLIT, corev_nn.h); L: its label number (L0..L3). */
+#define CV_DW3_STORE(R) "sb " #R ", 0(t6)\n\tadd t6, t6, ra"
+#define CV_DW3_RQ(X, L) CV_RQ_SPLIT(X, s9, s10, s11, a4, t0, a5, a6, a7, CV_DW3_STORE, L)
+#define CV_DW3_FIX(X, L) CV_RQ_SPLIT_FIX(X, t0, a5, a6, a7, CV_DW3_STORE, L)
 
 /* One output (the last of a line): line P's 3 values times W0..W2 into t3. */
 #define CV_DW3_ONE(P, W0, W1, W2, NEXT)                                                                                \
@@ -147,20 +146,20 @@ typedef struct
             "lw ra, 16(a0)\n\t"                                                                                        \
             "lw s0, 24(a0)\n\tlw s1, 28(a0)\n\tlw s2, 32(a0)\n\tlw s3, 36(a0)\n\tlw s4, 40(a0)\n\t"                    \
             "lw s5, 44(a0)\n\tlw s6, 48(a0)\n\tlw s7, 52(a0)\n\tlw s8, 56(a0)\n\tlw t2, 60(a0)\n\t"                    \
-            "lw s9, 64(a0)\n\tlw s10, 68(a0)\n\tlw s11, 72(a0)\n\tlw a4, 76(a0)\n\tlw a5, 80(a0)\n\t"                  \
+            "lw s9, 64(a0)\n\tlw s10, 68(a0)\n\tlw s11, 72(a0)\n\tlw a4, 76(a0)\n\tlw a5, 108(a0)\n\t"                  \
             "lw a6, 84(a0)\n\tlw a7, 88(a0)\n\t"                                                                       \
             /* a line */                                                                                               \
             ".balign 4\n5:\n\tlw t0, 52(sp)\n\tlw a1, 0(t0)\n\tlw a2, 4(t0)\n\tlw a3, 8(t0)\n\tlw t6, 12(t0)\n\t"                 \
             "lw a0, 20(t0)\n\tbeqz a0, 6f\n\t"                                                                         \
             ".balign 4\n1:\n\tlb t0, 0(a1)\n\tmv t3, t2\n\tmv t4, t2\n\tmv t5, t2\n\t" LINE(a1, s0, s1, s2, "lb t0, 0(a2)")       \
                 LINE(a2, s3, s4, s5, "lb t0, 0(a3)") LINE(a3, s6, s7, s8, "addi a1, a1, 3 * " #STEP)                   \
-            "addi a2, a2, 3 * " #STEP "\n\taddi a3, a3, 3 * " #STEP "\n\t" CV_DW3_RQ(t3, 11, 12, 13)                   \
-                CV_DW3_RQ(t4, 21, 22, 23) CV_DW3_RQ(t5, 31, 32, 33) "addi a0, a0, -1\n\tbnez a0, 1b\n"                 \
+            "addi a2, a2, 3 * " #STEP "\n\taddi a3, a3, 3 * " #STEP "\n\t" CV_DW3_RQ(t3, 11)                   \
+                CV_DW3_RQ(t4, 21) CV_DW3_RQ(t5, 31) "addi a0, a0, -1\n\tbnez a0, 1b\n"                 \
             /* the outputs after the strips */                                                                         \
             "6:\n\tlw t0, 52(sp)\n\tlw a0, 92(t0)\n\tbeqz a0, 8f\n"                                                    \
             ".balign 4\n7:\n\tlb t0, 0(a1)\n\tmv t3, t2\n\t" CV_DW3_ONE(a1, s0, s1, s2, "lb t0, 0(a2)")                           \
                 CV_DW3_ONE(a2, s3, s4, s5, "lb t0, 0(a3)") CV_DW3_ONE(a3, s6, s7, s8, "addi a1, a1, " #STEP)           \
-            "addi a2, a2, " #STEP "\n\taddi a3, a3, " #STEP "\n\t" CV_DW3_RQ(t3, 41, 42, 43)                           \
+            "addi a2, a2, " #STEP "\n\taddi a3, a3, " #STEP "\n\t" CV_DW3_RQ(t3, 41)                           \
             "addi a0, a0, -1\n\tbnez a0, 7b\n"                                                                         \
             /* the next line */                                                                                        \
             "8:\n\tlw t0, 52(sp)\n\tlw a0, 96(t0)\n\taddi a0, a0, -1\n\tsw a0, 96(t0)\n\tbeqz a0, 9f\n\t"              \
@@ -171,8 +170,8 @@ typedef struct
             "9:\n\t"                                                                                                   \
             "lw ra, 0(sp)\n\tlw s0, 4(sp)\n\tlw s1, 8(sp)\n\tlw s2, 12(sp)\n\tlw s3, 16(sp)\n\tlw s4, 20(sp)\n\t"     \
             "lw s5, 24(sp)\n\tlw s6, 28(sp)\n\tlw s7, 32(sp)\n\tlw s8, 36(sp)\n\tlw s9, 40(sp)\n\tlw s10, 44(sp)\n\t" \
-            "lw s11, 48(sp)\n\taddi sp, sp, 64\n\tret\n" CV_DW3_FIX(t3, 11, 12, 13) CV_DW3_FIX(t4, 21, 22, 23)         \
-                CV_DW3_FIX(t5, 31, 32, 33) CV_DW3_FIX(t3, 41, 42, 43));                                                \
+            "lw s11, 48(sp)\n\taddi sp, sp, 64\n\tret\n" CV_DW3_FIX(t3, 11) CV_DW3_FIX(t4, 21)         \
+                CV_DW3_FIX(t5, 31) CV_DW3_FIX(t3, 41) CV_RQ_SPLIT_REST(s9, s10, s11, a4, t0, a0, 56, a5, a6, a7, CV_DW3_STORE));                                                \
     }
 
 /* Strides 1 and 2 along the line: 3 outputs take 5 or 7 input values of each line. */
@@ -183,6 +182,7 @@ CV_DW3_KERNEL(cv_dw3_s2, CV_DW3_L2, 8)
 #undef CV_DW3_L2
 #undef CV_DW3_RQ
 #undef CV_DW3_FIX
+#undef CV_DW3_STORE
 #undef CV_DW3_ONE
 
 /* The map as lines: a fast axis along the lines and a slow one across them. */
@@ -460,7 +460,14 @@ static int32_t cv_dw3_prep(const cv_dw3_geom *g,
         a->m2 = 2u * (uint32_t)m;
         a->pre = e >= 2;
         a->sh = e - a->pre;
-        a->h = 1 << (a->sh - 1);
+        a->relu = cv_rq_relu(g->out_off, g->act_min);
+        if (g->act_min > g->out_off || !cv_rq_h_with_offset(a->pre, a->sh, g->out_off, &a->h))
+        {
+            /* not the split output stage's mode (CV_RQ_SPLIT): in C */
+            a->m2 = (uint32_t)m;
+            a->pre = -1;
+            a->sh = sft;
+        }
     }
     return 1;
 }
@@ -637,17 +644,11 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                         {
                             cv_xdw3_s2(&a);
                         }
-                        const cv_xq q = cv_xq_make(mult[c + j], shift[c + j]);
                         int8_t *dst = output + (o0 + l0) * out_s + f0 * out_f + c + j;
-                        if (q.mode == 1)
+                        cv_xrq_lines_args qa;
+                        if (cv_xrq_make(&qa.q, init[j], mult[c + j], shift[c + j], g->out_off, g->act_min,
+                                        g->act_max))
                         {
-                            cv_xrq_lines_args qa;
-                            qa.q.add = init[j];
-                            qa.q.m2 = q.m2;
-                            qa.q.ps = (uint32_t)(q.pre << 8 | q.sh);
-                            qa.q.out_off = g->out_off;
-                            qa.q.act_min = g->act_min;
-                            qa.q.act_max = g->act_max;
                             qa.nlines = cnt;
                             qa.askip = 4 * ns - nf;
                             qa.dline = out_s;

@@ -14,6 +14,7 @@
  * Bit-exact with the C path: the same int32 sums, arm_nn_requantize's rounding.
  */
 #define CV_WANT_FC 1
+#define CV_WANT_RQ_LINES 1
 #include "corev_nn.h"
 
 /* Input vectors up to this long get an offset-applied copy on the stack (CORE-V). */
@@ -106,15 +107,10 @@ CV_NO_SCHED arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
     {
         static const int32_t no_bias[8];
         int32_t r8[8];
-        /* mode 1 of cv_xq (the quantizers' shifts): the rows' outputs in cv_xrq_lines */
-        const cv_xq xq = cv_xq_make(dst_multiplier, dst_shift);
+        /* in cv_xrq_make's mode (the quantizers' shifts): the rows' outputs in cv_xrq_lines */
         cv_xrq_lines_args qa;
-        qa.q.add = extra;
-        qa.q.m2 = xq.m2;
-        qa.q.ps = (uint32_t)(xq.pre << 8 | xq.sh);
-        qa.q.out_off = dst_offset;
-        qa.q.act_min = activation_min;
-        qa.q.act_max = activation_max;
+        const int32_t rq_lines =
+            cv_xrq_make(&qa.q, extra, dst_multiplier, dst_shift, dst_offset, activation_min, activation_max);
         qa.askip = 0;
         qa.dline = 0;
         for (int32_t n = 0; n < rhs_rows; n += 8, rhs += 8 * K)
@@ -155,7 +151,7 @@ CV_NO_SCHED arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
             }
             /* + extra, requantized, the rows' outputs in one loop (per row with the
                tail loop, the bias and the output stage in C: 68 cycles an output) */
-            if (xq.mode == 1)
+            if (rq_lines)
             {
                 qa.nlines = 1;
                 cv_xrq_lines(r8, nr, dst, address_offset, &qa);

@@ -495,10 +495,12 @@ CV_SHARED CV_TILED void cv_panel_gemm(const int8_t *panel,
  * instructions before its use, two groups of 4 positions per loop iteration (2.57
  * instructions per MAC with the pointer steps), and
  * the 16 outputs requantized from registers with each channel's prepared words
- * (cv_rq4_prep): 14 instructions an output. For full panels (4 rows) of channels in
- * the requantization mode multiplier >= 0, shift in [-31, -1]; the panel's bytes from K
- * to the end of its last group of 4 must be zero (cv_panel_zero_tail): whole groups
- * are read, and the weight bytes read past each row's end then add nothing.
+ * (cv_rq4_prep, the output offset folded in): 10 instructions an output for a sum >= 1
+ * (CV_RQ_SPLIT), 5 for a sum <= 0 under a ReLU. For full panels (4 rows) of channels
+ * in the requantization mode multiplier >= 0, shift in [-31, -1], act_min <= out_off;
+ * the panel's bytes from K to the end of its last group of 4 must be zero
+ * (cv_panel_zero_tail): whole groups are read, and the weight bytes read past each
+ * row's end then add nothing.
  * ------------------------------------------------------------------------------- */
 typedef struct
 {
@@ -511,16 +513,49 @@ typedef struct
     const int32_t *rq;   /* 24: per channel {2 mult, pre, h, sh} (cv_rq4_prep; advanced) */
     int8_t *dst;         /* 28: row 0, channel 0 of the tile (advanced) */
     int32_t dstride;     /* 32: bytes from one output row to the next */
-    int32_t out_off;     /* 36 */
+    int32_t relu;        /* 36: act_min == out_off (cv_rq_relu; the output offset is in rq's h) */
     int32_t act_min;     /* 40 */
     int32_t act_max;     /* 44 */
 } cv_g4_args;
 
-/* Per channel {2 mult, pre, h, sh}: r = ((t - (t < 0)) >> pre + h) >> sh is
-   arm_nn_requantize's rounding right shift by e = -shift (pre = e >= 2, sh = e - pre,
-   h = 2^(sh - 1); no sum reaches 2^31). Returns 1 if every channel is in that mode. */
-static CV_UNUSED int32_t cv_rq4_prep(int32_t *rq, const int32_t *mult, const int32_t *shift, int32_t count)
+/* The rounding right shift by e = -shift (1 <= e <= 31) as ((t - (t < 0)) >> pre + h)
+   >> sh with pre = e >= 2, sh = e - pre, h = 2^(sh - 1) (no sum reaches 2^31), and the
+   output offset folded into h: ((v + h + (off << sh)) >> sh) = ((v + h) >> sh) + off
+   exactly where the sum cannot wrap: |v| <= 2^30 for pre = 1, so |off| 2^sh + 2^(sh-1)
+   <= 2^30; for e = 1 only off = 0. Returns 0 (no folded h) otherwise. */
+CV_INLINE int32_t cv_rq_h_with_offset(int32_t pre, int32_t sh, int32_t out_off, int32_t *h)
 {
+    const int64_t off_abs = out_off < 0 ? -(int64_t)out_off : out_off;
+    if (pre ? (off_abs << sh) + (1 << (sh - 1)) > (1 << 30) : out_off != 0)
+    {
+        return 0;
+    }
+    *h = (int32_t)((1u << (sh - 1)) + ((uint32_t)out_off << sh));
+    return 1;
+}
+
+/*
+ * The output stage split by the sum's sign (CV_RQ_SPLIT), for multipliers >= 0, right
+ * shifts and act_min <= out_off:
+ * - acc >= 1: t >= 0, so t - (t < 0) = t, and the result is >= out_off >= act_min: no
+ *   sign fix-up and no lower clamp;
+ * - acc <= 0: the result is <= out_off; with act_min == out_off (a ReLU fused into
+ *   the clamp, as the quantizers export it) that is act_min without the
+ *   requantization, else the whole stage out of line.
+ * Per channel {2 mult, pre, h, sh} (h with the output offset, cv_rq_h_with_offset).
+ * Returns 1 if the layer and every channel are in that mode.
+ */
+static CV_UNUSED int32_t cv_rq4_prep(int32_t *rq,
+                                     const int32_t *mult,
+                                     const int32_t *shift,
+                                     int32_t count,
+                                     int32_t out_off,
+                                     int32_t act_min)
+{
+    if (act_min > out_off)
+    {
+        return 0;
+    }
     for (int32_t n = 0; n < count; n++, rq += 4)
     {
         const int32_t e = -shift[n];
@@ -528,13 +563,51 @@ static CV_UNUSED int32_t cv_rq4_prep(int32_t *rq, const int32_t *mult, const int
         {
             return 0;
         }
+        const int32_t pre = e >= 2, sh = e - pre;
+        if (!cv_rq_h_with_offset(pre, sh, out_off, &rq[2]))
+        {
+            return 0;
+        }
         rq[0] = (int32_t)(2u * (uint32_t)mult[n]);
-        rq[1] = e >= 2;
-        rq[2] = 1 << (e - rq[1] - 1);
-        rq[3] = e - rq[1];
+        rq[1] = pre;
+        rq[3] = sh;
     }
     return 1;
 }
+
+/* 1 if sums <= 0 give act_min without their requantization (see cv_rq4_prep). */
+CV_INLINE int32_t cv_rq_relu(int32_t out_off, int32_t act_min)
+{
+    return act_min == out_off;
+}
+
+/* The split output stage of register X in assembly: M = 2 mult, P = pre, H = h (with
+   the output offset), S = sh, T temporary, RELU = cv_rq_relu, LO/HI = act_min/act_max,
+   STORE(R): the store of register R and the pointer step; L: a label number (L0..L4
+   are used). */
+#define CV_RQ_SPLIT(X, M, P, H, S, T, RELU, LO, HI, STORE, L)                                                         \
+    "blez " #X ", " #L "0f\n\t"                                                                                      \
+    "mul " #T ", " #X ", " #M "\n\tmulhsu " #X ", " #X ", " #M "\n\tsrli " #T ", " #T ", 31\n\tadd " #X ", " #X ", " #T "\n\t" \
+    "sra " #X ", " #X ", " #P "\n\tadd " #X ", " #X ", " #H "\n\tsra " #X ", " #X ", " #S "\n\t"                       \
+    "blt " #HI ", " #X ", " #L "1f\n" #L "2:\n\t" STORE(X) "\n" #L "4:\n\t"
+/* Its fix-ups, out of line: X above act_max; X <= 0: under a ReLU act_min, else X
+   into T and the whole stage in CV_RQ_SPLIT_REST, called with RELU (0 there) as the
+   link register. */
+#define CV_RQ_SPLIT_FIX(X, T, RELU, LO, HI, STORE, L)                                                                \
+    #L "0:\n\tbeqz " #RELU ", " #L "3f\n\t" STORE(LO) "\n\tj " #L "4b\n"                                           \
+    #L "1:\n\tmv " #X ", " #HI "\n\tj " #L "2b\n"                                                                    \
+    #L "3:\n\tmv " #T ", " #X "\n\tjal " #RELU ", 90f\n\tj " #L "4b\n"
+/* The stage of a sum <= 0 in T, both clamps and the store (labels 90, 91, 92, 93; once
+   per function, after the fix-ups); U is borrowed (saved at SAVE(sp)); returns to
+   RELU with RELU = 0 again. */
+#define CV_RQ_SPLIT_REST(M, P, H, S, T, U, SAVE, RELU, LO, HI, STORE)                                                \
+    "90:\n\tsw " #U ", " #SAVE "(sp)\n\tmulhsu " #U ", " #T ", " #M "\n\tmul " #T ", " #T ", " #M "\n\t"             \
+    "srli " #T ", " #T ", 31\n\tadd " #T ", " #T ", " #U "\n\tlw " #U ", " #SAVE "(sp)\n\t"                             \
+    "beqz " #T ", 91f\n\taddi " #T ", " #T ", -1\n"                                                                     \
+    "91:\n\tsra " #T ", " #T ", " #P "\n\tadd " #T ", " #T ", " #H "\n\tsra " #T ", " #T ", " #S "\n\t"                 \
+    "bge " #HI ", " #T ", 92f\n\tmv " #T ", " #HI "\n"                                                                  \
+    "92:\n\tbge " #T ", " #LO ", 93f\n\tmv " #T ", " #LO "\n"                                                         \
+    "93:\n\t" STORE(T) "\n\tmv " #T ", " #RELU "\n\tli " #RELU ", 0\n\tjr " #T "\n"
 
 /* The panel's bytes from K to the end of its last group, in all 4 rows. */
 CV_INLINE void cv_panel_zero_tail(int8_t *panel, int32_t K)
@@ -565,15 +638,12 @@ CV_INLINE void cv_panel_zero_tail(int8_t *panel, int32_t K)
     "lb a5, 12 + " #jp "(a0)\n\t" CV_G4_CH(s0, s1, s2, s3, "lb a6, " #jw "(t1)", )                                      \
         CV_G4_CH(s4, s5, s6, s7, "lb a6, " #jw "(t2)", ) CV_G4_CH(s8, s9, s10, s11, "lb a6, " #jw "(ra)", )            \
             CV_G4_CH(t3, t4, t5, t6, "", )
-/* The output stage of accumulator X: t0 = 2 mult, t1 = pre, t2 = h, ra = sh, a4 = output
-   offset, a5/a6 = activation min/max, a7 = output pointer, a3 = row step, a0 temporary;
-   the clamps branch to fix-ups at the end (labels L, L + 1; L + 2 is the store). */
-#define CV_G4_RQ(X, L)                                                                                                 \
-    "mul a0, " #X ", t0\n\tmulhsu " #X ", " #X ", t0\n\tsrli a0, a0, 31\n\tadd " #X ", " #X ", a0\n\t"                  \
-    "srai a0, " #X ", 31\n\tadd " #X ", " #X ", a0\n\tsra " #X ", " #X ", t1\n\tadd " #X ", " #X ", t2\n\t"              \
-    "sra " #X ", " #X ", ra\n\tadd " #X ", " #X ", a4\n\tblt " #X ", a5, " #L "0f\n\tblt a6, " #X ", " #L "1f\n"          \
-    #L "2:\n\tsb " #X ", 0(a7)\n\tadd a7, a7, a3\n\t"
-#define CV_G4_FIX(X, L) #L "0:\n\tmv " #X ", a5\n\tj " #L "2b\n" #L "1:\n\tmv " #X ", a6\n\tj " #L "2b\n"
+/* The output stage of accumulator X: t0 = 2 mult, t1 = pre, t2 = h (the output offset
+   folded in), ra = sh, a4 = relu, a5/a6 = activation min/max, a7 = output pointer,
+   a3 = row step, a0 temporary (CV_RQ_SPLIT, label numbers L0..L4). */
+#define CV_G4_STORE(R) "sb " #R ", 0(a7)\n\tadd a7, a7, a3"
+#define CV_G4_RQ(X, L) CV_RQ_SPLIT(X, t0, t1, t2, ra, a0, a4, a5, a6, CV_G4_STORE, L)
+#define CV_G4_FIX(X, L) CV_RQ_SPLIT_FIX(X, a0, a4, a5, a6, CV_G4_STORE, L)
 /* A channel's 4 rows: its parameters from a1 (advanced), outputs from a2 (advanced). */
 #define CV_G4_CHANNEL(R0, R1, R2, R3, L0, L1, L2, L3)                                                                  \
     "lw t0, 0(a1)\n\tlw t1, 4(a1)\n\tlw t2, 8(a1)\n\tlw ra, 12(a1)\n\taddi a1, a1, 16\n\tmv a7, a2\n\taddi a2, a2, 1\n\t" \
@@ -615,12 +685,13 @@ CV_SHARED __attribute__((naked, noinline, noclone)) void cv_gemm4x4q(cv_g4_args 
         CV_G4_FIX(s0, 10) CV_G4_FIX(s1, 11) CV_G4_FIX(s2, 12) CV_G4_FIX(s3, 13) CV_G4_FIX(s4, 14)
         CV_G4_FIX(s5, 15) CV_G4_FIX(s6, 16) CV_G4_FIX(s7, 17) CV_G4_FIX(s8, 18) CV_G4_FIX(s9, 19)
         CV_G4_FIX(s10, 20) CV_G4_FIX(s11, 21) CV_G4_FIX(t3, 22) CV_G4_FIX(t4, 23) CV_G4_FIX(t5, 24)
-        CV_G4_FIX(t6, 25));
+        CV_G4_FIX(t6, 25) CV_RQ_SPLIT_REST(t0, t1, t2, ra, a0, a1, 56, a4, a5, a6, CV_G4_STORE));
 }
 #undef CV_G4_CH
 #undef CV_G4_POS
 #undef CV_G4_RQ
 #undef CV_G4_FIX
+#undef CV_G4_STORE
 #undef CV_G4_CHANNEL
 
 /*
@@ -651,7 +722,7 @@ static CV_UNUSED void cv_panel_gemm_q(const int8_t *panel,
         a.rq = rq;
         a.dst = dst;
         a.dstride = o->dst_stride;
-        a.out_off = o->out_off;
+        a.relu = cv_rq_relu(o->out_off, o->act_min);
         a.act_min = o->act_min;
         a.act_max = o->act_max;
         cv_gemm4x4q(&a);

@@ -45,6 +45,9 @@
    rd = (rd + rs1 + 2^(rs2 - 1)) >> rs2 (arithmetic; funct7 1000100 / 1000010) */
 #define XCV_SUBNR(rd, a, b) ".insn r 0x2b, 3, 0x44, " #rd ", " #a ", " #b "\n\t"
 #define XCV_ADDRNR(rd, a, b) ".insn r 0x2b, 3, 0x42, " #rd ", " #a ", " #b "\n\t"
+/* cv.subN rd, rs1, rs2, 1: rd = (rs1 - rs2) >> 1 (arithmetic; opcode 1011011, funct3 011,
+   the shift in funct7) */
+#define XCV_SUBN1(rd, a, b) ".insn r 0x5b, 3, 0x01, " #rd ", " #a ", " #b "\n\t"
 /* cv.max / cv.min (funct7 0101101 / 0101011) */
 #define XCV_MAX(rd, a, b) ".insn r 0x2b, 3, 0x2d, " #rd ", " #a ", " #b "\n\t"
 #define XCV_MIN(rd, a, b) ".insn r 0x2b, 3, 0x2b, " #rd ", " #a ", " #b "\n\t"
@@ -56,6 +59,10 @@
     ".word 0x2b | (4 << 12) | ((14 + " #L ") << 7) | (" #reg " << 15) | (((" #end " - " #start ") >> 2) << 20)\n\t"
 
 #define CV_XCV_NAKED static __attribute__((naked, noinline, noclone, aligned(4))) CV_UNUSED
+/* Kernels several files call, defined in those that ask for them (CV_WANT_GEMM: the
+   matrix kernels, CV_WANT_RQ_LINES: cv_xrq_lines) and kept once in the image (weak, as
+   corev_nn.h's CV_SHARED). */
+#define CV_XCV_SHARED_NAKED CV_SHARED __attribute__((naked, noinline, noclone, aligned(4)))
 
 /* Register save area of the naked functions: ra and s0-s11 (52 bytes), then 12 bytes of
    locals, 64 in all (16-byte aligned stack). */
@@ -213,6 +220,7 @@ static CV_UNUSED void cv_xq_run(const int32_t *acc,
     }
 }
 
+#if defined(CV_WANT_GEMM)
 /*
  * The outputs of a block: acc[4 * j + r] is row r (< rows) of channel j (< nch), stored
  * at dst[r * dst_stride + j].
@@ -246,6 +254,8 @@ static __attribute__((noinline)) CV_UNUSED void cv_xstore(const int32_t *acc,
     }
 }
 
+#endif
+
 /* sum of the n bytes at p (any alignment): cv.sdotsp.b against a word of ones. */
 CV_INLINE int32_t cv_xbyte_sum(const int8_t *p, int32_t n)
 {
@@ -278,6 +288,25 @@ static CV_UNUSED void cv_xfilter_init(int32_t *init,
     }
 }
 
+/* The output stage of register X, split by its sign: t0 temporary, M = 2 mult, F =
+   out_off << sh, S = sh, LO/HI = activation min/max, STORE(R) (the store and its
+   pointer step), RELU (the fix-ups'); L: a label number (L0, L2, L3, L4 are used). */
+#define XCV_RQ_SPLIT(X, M, F, S, LO, HI, STORE, L)                                                                     \
+    "blez " #X ", " #L "0f\n\t"                                                                                        \
+    "mul t0, " #X ", " #M "\n\t"                                                                                       \
+    "mulhsu " #X ", " #X ", " #M "\n\t"                                                                                \
+    "srli t0, t0, 31\n\t"                                                                                              \
+    "add " #X ", " #X ", t0\n\t"                                                                                       \
+    "srai " #X ", " #X ", 1\n\t" XCV_ADDRNR(X, F, S) XCV_MIN(X, X, HI) #L "2:\n\t" STORE(X) #L "4:\n\t"
+/* Its fix-ups (after the function's return): a sum <= 0 under a ReLU stores act_min,
+   else the whole stage: t <= 0, (t - (t < 0)) >> 1, the rounding shift, both clamps. */
+#define XCV_RQ_SPLIT_FIX(X, M, F, S, RELU, LO, HI, STORE, L)                                                           \
+    #L "0:\n\tbeqz " #RELU ", " #L "3f\n\t" STORE(LO) "j " #L "4b\n"                                                   \
+    #L "3:\n\tmul t0, " #X ", " #M "\n\tmulhsu " #X ", " #X ", " #M "\n\tsrli t0, t0, 31\n\tadd " #X ", " #X ", t0\n\t"   \
+    "slt t0, " #X ", zero\n\t" XCV_SUBN1(X, X, t0) XCV_ADDRNR(X, F, S) XCV_MAX(X, X, LO) XCV_MIN(X, X, HI)            \
+    "j " #L "2b\n"
+
+#if defined(CV_WANT_GEMM)
 /* ---------------------------------------------------------------------------------
  * The matrix kernel: a panel of 4 rows (corev_nn.h: groups of 4 along K interleaved,
  * panel[16 g + 4 r + j]) times 4 weight rows at a time.
@@ -310,7 +339,7 @@ typedef struct
  * panel words a2-a5, weight words a6/a7, panel pointer a0, weight pointers t0, t1, t2, ra,
  * the arguments a1.
  */
-CV_XCV_NAKED void cv_xgemm_4x4(cv_xgemm_args *args)
+CV_XCV_SHARED_NAKED void cv_xgemm_4x4(cv_xgemm_args *args)
 {
     (void)args;
     __asm__ volatile(".option push\n\t"
@@ -353,48 +382,48 @@ CV_XCV_NAKED void cv_xgemm_4x4(cv_xgemm_args *args)
 }
 
 /*
- * The same kernel with the output stage fused (all 4 rows present, every channel's
- * shift in [-31, -1], multiplier >= 0: mode 1 of cv_xq): after each tile's K loop the
- * 16 accumulators are requantized in registers, 11 instructions per output:
- *   mul, mulhsu, srli, add          t = (acc * mult + 2^30) >> 31
- *   slt, cv.subNr                   (t - (t < 0)) >> pre
- *   cv.addRNr                       rounding shift by sh
- *   add, cv.max, cv.min, cv.sb      + output offset, clamp, store (row step: post-increment)
- * rq holds per channel {pre << 8 | sh, 2 * mult} (cv_xrq_prep).
+ * The same kernel with the output stage fused (all 4 rows present; every channel's
+ * multiplier >= 0 and shift in [-31, -2], act_min <= out_off: cv_xrq_prep): after each
+ * tile's K loop the 16 accumulators are requantized in registers, split by the sum's
+ * sign as in corev_nn.h's CV_RQ_SPLIT:
+ *   blez                            a sum <= 0 out of line
+ *   mul, mulhsu, srli, add          t = (acc * mult + 2^30) >> 31 (>= 0)
+ *   srai, cv.addRNr                 (t >> 1 + out_off << sh + 2^(sh - 1)) >> sh
+ *   cv.min, cv.sb                   the upper clamp (the result is >= out_off >= act_min),
+ *                                   store (row step: post-increment)
+ * A sum <= 0 under a ReLU (act_min == out_off) stores act_min; otherwise the whole stage
+ * runs out of line (XCV_RQ_SPLIT_FIX). The tiles run in a counted loop, not a hardware
+ * loop: the output stage branches. rq holds per channel {sh, 2 * mult, out_off << sh} (cv_xrq_prep).
  */
 typedef struct
 {
     cv_xgemm_args g;     /* 0..27 (out unused) */
     int8_t *dst;         /* 28: row 0, channel 0 of the tile (advanced by 4) */
     int32_t dstride;     /* 32: bytes from one output row to the next */
-    const uint32_t *rq;  /* 36: 2 words per channel (advanced) */
-    int32_t out_off;     /* 40 */
+    const uint32_t *rq;  /* 36: 3 words per channel (advanced) */
+    int32_t relu;        /* 40: act_min == out_off */
     int32_t act_min;     /* 44 */
     int32_t act_max;     /* 48 */
     int32_t back;        /* 52: 4 * dstride - 1 */
 } cv_xgemmq_args;
 
-/* One output in register X: t0 temporary, a2 = 2 mult, a3 = pre, a4 = sh, a5 = output
-   offset, a6/a7 = activation min/max, t1 = output pointer, t2 = row step. */
-#define XCV_RQ_REG(X)                                                                                                  \
-    "mul t0, " #X ", a2\n\t"                                                                                           \
-    "mulhsu " #X ", " #X ", a2\n\t"                                                                                    \
-    "srli t0, t0, 31\n\t"                                                                                              \
-    "add " #X ", " #X ", t0\n\t"                                                                                       \
-    "slt t0, " #X ", zero\n\t" XCV_SUBNR(X, t0, a3) XCV_ADDRNR(X, zero, a4) "add " #X ", " #X ", a5\n\t"               \
-        XCV_MAX(X, X, a6) XCV_MIN(X, X, a7) XCV_SB_PR(X, t1, t2)
+/* cv_xgemm_4x4q: a2 = 2 mult, a3 = out_off << sh, a4 = sh, a5 = relu, a6/a7 = activation
+   min/max, t1 = output pointer, t2 = row step. */
+#define XCV_G4_STORE(R) XCV_SB_PR(R, t1, t2)
+#define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a6, a7, XCV_G4_STORE, L)
+#define XCV_RQ_FIX(X, L) XCV_RQ_SPLIT_FIX(X, a2, a3, a4, a5, a6, a7, XCV_G4_STORE, L)
 /* A channel's 4 rows, then back to row 0 of the next channel (a0 = 4 * row step - 1). */
-#define XCV_RQ_CHANNEL(A, B, C, D)                                                                                     \
-    XCV_LW_PI(a4, ra, 4) XCV_LW_PI(a2, ra, 4) "srli a3, a4, 8\n\t" XCV_RQ_REG(A) XCV_RQ_REG(B) XCV_RQ_REG(C)        \
-        XCV_RQ_REG(D) "sub t1, t1, a0\n\t"
+#define XCV_RQ_CHANNEL(A, B, C, D, L)                                                                                  \
+    XCV_LW_PI(a4, ra, 4) XCV_LW_PI(a2, ra, 4) XCV_LW_PI(a3, ra, 4) XCV_RQ_REG(A, L##0) XCV_RQ_REG(B, L##1)            \
+        XCV_RQ_REG(C, L##2) XCV_RQ_REG(D, L##3) "sub t1, t1, a0\n\t"
+#define XCV_RQ_CHANNEL_FIX(A, B, C, D, L) XCV_RQ_FIX(A, L##0) XCV_RQ_FIX(B, L##1) XCV_RQ_FIX(C, L##2) XCV_RQ_FIX(D, L##3)
 
-CV_XCV_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
+CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
 {
     (void)args;
     __asm__ volatile(".option push\n\t"
                      ".option norvc\n\t" XCV_PROLOGUE "mv a1, a0\n\t"
-                     "lw a2, 24(a1)\n\t"
-                     "1:\n\t" XCV_SETUP(1, 12, 1b, 4f)
+                     "1:\n\t"
                      /* one tile of 4 channels */
                      "lw t0, 4(a1)\n\t"
                      "lw a3, 8(a1)\n\t"
@@ -431,35 +460,88 @@ CV_XCV_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
                      "lw a7, 48(a1)\n\t"
                      "addi a0, t1, 4\n\t"
                      "sw a0, 28(a1)\n\t"
-                     "lw a0, 52(a1)\n\t" XCV_RQ_CHANNEL(s0, s1, s2, s3) XCV_RQ_CHANNEL(s4, s5, s6, s7)
-                         XCV_RQ_CHANNEL(s8, s9, s10, s11) XCV_RQ_CHANNEL(t3, t4, t5, t6) "sw ra, 36(a1)\n\t"
-                     "4:\n\t" XCV_EPILOGUE ".option pop\n\t");
+                     "lw a0, 52(a1)\n\t" XCV_RQ_CHANNEL(s0, s1, s2, s3, 10) XCV_RQ_CHANNEL(s4, s5, s6, s7, 11)
+                         XCV_RQ_CHANNEL(s8, s9, s10, s11, 12) XCV_RQ_CHANNEL(t3, t4, t5, t6, 13) "sw ra, 36(a1)\n\t"
+                     "lw t0, 24(a1)\n\t"
+                     "addi t0, t0, -1\n\t"
+                     "sw t0, 24(a1)\n\t"
+                     "bnez t0, 1b\n\t" XCV_EPILOGUE XCV_RQ_CHANNEL_FIX(s0, s1, s2, s3, 10)
+                         XCV_RQ_CHANNEL_FIX(s4, s5, s6, s7, 11) XCV_RQ_CHANNEL_FIX(s8, s9, s10, s11, 12)
+                             XCV_RQ_CHANNEL_FIX(t3, t4, t5, t6, 13) ".option pop\n\t");
 }
+#undef XCV_RQ_REG
+#undef XCV_RQ_FIX
+#undef XCV_G4_STORE
+#undef XCV_RQ_CHANNEL
+#undef XCV_RQ_CHANNEL_FIX
 
-/* The constants of one channel's output stage (mode 1 of cv_xq). */
+#endif
+
+/* The constants of one channel's output stage (cv_xrq_lines: split by the sum's sign
+   as cv_xgemm_4x4q's). */
 typedef struct
 {
     int32_t add;     /* 0: added to each accumulator first */
     uint32_t m2;     /* 4 */
-    uint32_t ps;     /* 8: pre << 8 | sh */
-    int32_t out_off; /* 12 */
-    int32_t act_min; /* 16 */
-    int32_t act_max; /* 20 */
+    uint32_t sh;     /* 8: the rounding shift after t >> 1 */
+    uint32_t offsh;  /* 12: out_off << sh */
+    int32_t relu;    /* 16: act_min == out_off */
+    int32_t act_min; /* 20 */
+    int32_t act_max; /* 24 */
 } cv_xrq_args;
 
-/*
- * Per channel {pre << 8 | sh, 2 * mult} for cv_xgemm_4x4q; returns 1 if
- * every channel is mode 1 of cv_xq (else the caller takes the C output stage).
- */
-static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq, const int32_t *mult, const int32_t *shift, int32_t count)
+/* Fills q; returns 1 if the parameters are in that stage's mode (multiplier >= 0,
+   shift in [-31, -2], act_min <= out_off, the offset folds into the rounding), else 0. */
+static CV_UNUSED int32_t cv_xrq_make(cv_xrq_args *q,
+                                     int32_t add,
+                                     int32_t mult,
+                                     int32_t shift,
+                                     int32_t out_off,
+                                     int32_t act_min,
+                                     int32_t act_max)
 {
-    int32_t ok = 1;
-    for (int32_t n = 0; n < count; n++)
+    const cv_xq x = cv_xq_make(mult, shift);
+    int32_t h = 0;
+    if (act_min > out_off || x.mode != 1 || x.pre != 1 || !cv_rq_h_with_offset(1, x.sh, out_off, &h))
+    {
+        return 0;
+    }
+    q->add = add;
+    q->m2 = x.m2;
+    q->sh = (uint32_t)x.sh;
+    q->offsh = (uint32_t)h - (1u << (x.sh - 1)); /* cv.addRNr adds the 2^(sh - 1) */
+    q->relu = cv_rq_relu(out_off, act_min);
+    q->act_min = act_min;
+    q->act_max = act_max;
+    return 1;
+}
+
+#if defined(CV_WANT_GEMM)
+/*
+ * Per channel {sh, 2 * mult, out_off << sh} for cv_xgemm_4x4q; returns 1 if
+ * act_min <= out_off and every channel is mode 1 of cv_xq with pre = 1 (shift <= -2)
+ * and the offset folds into the rounding (cv_rq_h_with_offset), else 0 (the caller
+ * takes the C output stage).
+ */
+static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
+                                     const int32_t *mult,
+                                     const int32_t *shift,
+                                     int32_t count,
+                                     int32_t out_off,
+                                     int32_t act_min)
+{
+    int32_t ok = act_min <= out_off;
+    for (int32_t n = 0; n < count && ok; n++, rq += 3)
     {
         const cv_xq q = cv_xq_make(mult[n], shift[n]);
-        ok &= q.mode == 1;
-        rq[2 * n] = (uint32_t)(q.pre << 8 | q.sh);
-        rq[2 * n + 1] = q.m2;
+        int32_t h = 0;
+        ok = q.mode == 1 && q.pre == 1 && cv_rq_h_with_offset(1, q.sh, out_off, &h);
+        if (ok)
+        {
+            rq[0] = (uint32_t)q.sh;
+            rq[1] = q.m2;
+            rq[2] = (uint32_t)h - (1u << (q.sh - 1)); /* cv.addRNr adds the 2^(sh - 1) */
+        }
     }
     return ok;
 }
@@ -469,7 +551,7 @@ static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq, const int32_t *mult, const in
 
 /*
  * cv_panel_gemm with the kernels above: the same arguments and outputs, and rq: the
- * channels' cv_xrq_prep words if all are mode 1 (else NULL). Full panels of such
+ * channels' cv_xrq_prep words if it returned 1 (else NULL). Full panels of such
  * channels take the fused kernel; the rest stores accumulators for cv_xstore. The
  * panel's bytes from K to the end of its last group must be zero (cv_panel_zero_tail, corev_nn.h).
  */
@@ -502,7 +584,7 @@ static CV_UNUSED void cv_xpanel_gemm(const int8_t *panel,
         f.dst = dst;
         f.dstride = o->dst_stride;
         f.rq = rq;
-        f.out_off = o->out_off;
+        f.relu = cv_rq_relu(o->out_off, o->act_min);
         f.act_min = o->act_min;
         f.act_max = o->act_max;
         f.back = 4 * o->dst_stride - 1;
@@ -533,7 +615,7 @@ static CV_UNUSED void cv_xpanel_gemm(const int8_t *panel,
         cv_xstore(acc, 1, rows, dst + n, mult + n, shift + n, o);
     }
 }
-
+#endif
 
 /* ---------------------------------------------------------------------------------
  * Depthwise 3x3 along one axis: dot products over the taps.
@@ -799,34 +881,30 @@ cv_xtranspose4(const int8_t *src, int32_t step, int8_t *line, int32_t Lb, int32_
     }
 }
 
+#if defined(CV_WANT_RQ_LINES)
 /*
- * Requantize nlines lines of n outputs of one channel (mode 1 of cv_xq): line l's
+ * Requantize nlines lines of n outputs of one channel (cv_xrq_make's mode): line l's
  * accumulators at acc + l * (n + askip), plus c->q.add; its outputs at
- * dst + l * dline + i * dstep. Two outputs per iteration of a hardware loop (the second
- * one's load hides the first one's load-use stall): 17 cycles per output, 11
- * instructions of them the output stage of cv_xgemm_4x4q. c->nlines (>= 1) is counted
- * down to 0. Caller-saved registers only.
+ * dst + l * dline + i * dstep. The output stage is cv_xgemm_4x4q's, split by the
+ * sum's sign (it branches, so the loop is counted, 4 outputs an iteration, not a
+ * hardware loop): 10 instructions for a sum >= 1, 5 for a sum <= 0 under a ReLU.
+ * c->nlines (>= 1) is counted down to 0. Caller-saved registers and s0.
  */
 typedef struct
 {
-    cv_xrq_args q;  /* 0..23 */
-    int32_t nlines; /* 24 */
-    int32_t askip;  /* 28: accumulators to skip after each line */
-    int32_t dline;  /* 32: bytes from one line's first output to the next's */
+    cv_xrq_args q;  /* 0..27 */
+    int32_t nlines; /* 28 */
+    int32_t askip;  /* 32: accumulators to skip after each line */
+    int32_t dline;  /* 36: bytes from one line's first output to the next's */
 } cv_xrq_lines_args;
 
-/* One output in register V: t3 = add, a5 = 2 mult, a7 = pre, a6 = sh, t4 = output
-   offset, t5/t6 = activation min/max, a2 = output pointer, a3 = output step. */
-#define XCV_RQ1(V)                                                                                                     \
-    "add " #V ", " #V ", t3\n\t"                                                                                       \
-    "mul t0, " #V ", a5\n\t"                                                                                           \
-    "mulhsu " #V ", " #V ", a5\n\t"                                                                                    \
-    "srli t0, t0, 31\n\t"                                                                                              \
-    "add " #V ", " #V ", t0\n\t"                                                                                       \
-    "slt t0, " #V ", zero\n\t" XCV_SUBNR(V, t0, a7) XCV_ADDRNR(V, zero, a6) "add " #V ", " #V ", t4\n\t"               \
-        XCV_MAX(V, V, t5) XCV_MIN(V, V, t6) XCV_SB_PR(V, a2, a3)
+/* One output in register V: t3 = add, a5 = 2 mult, a6 = sh, a7 = out_off << sh, t4 =
+   relu, t5/t6 = activation min/max, a2 = output pointer, a3 = output step. */
+#define XCV_RQ1_STORE(R) XCV_SB_PR(R, a2, a3)
+#define XCV_RQ1(V, L) "add " #V ", " #V ", t3\n\t" XCV_RQ_SPLIT(V, a5, a7, a6, t5, t6, XCV_RQ1_STORE, L)
+#define XCV_RQ1_FIX(V, L) XCV_RQ_SPLIT_FIX(V, a5, a7, a6, t4, t5, t6, XCV_RQ1_STORE, L)
 
-CV_XCV_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst, int32_t dstep, cv_xrq_lines_args *c)
+CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst, int32_t dstep, cv_xrq_lines_args *c)
 {
     (void)acc;
     (void)n;
@@ -835,35 +913,50 @@ CV_XCV_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst, int32
     (void)c;
     __asm__ volatile(".option push\n\t"
                      ".option norvc\n\t"
+                     "addi sp, sp, -16\n\t"
+                     "sw s0, 0(sp)\n\t"
                      "lw t3, 0(a4)\n\t"
                      "lw a5, 4(a4)\n\t"
                      "lw a6, 8(a4)\n\t"
-                     "lw t4, 12(a4)\n\t"
-                     "lw t5, 16(a4)\n\t"
-                     "lw t6, 20(a4)\n\t"
-                     "srli a7, a6, 8\n\t"
+                     "lw a7, 12(a4)\n\t"
+                     "lw t4, 16(a4)\n\t"
+                     "lw t5, 20(a4)\n\t"
+                     "lw t6, 24(a4)\n\t"
                      "5:\n\t"
-                     "srli t0, a1, 1\n\t"
-                     "beqz t0, 3f\n\t"
-                     "1:\n\t" XCV_SETUP(0, 5, 1b, 2f) XCV_LW_PI(t1, a0, 4) XCV_LW_PI(t2, a0, 4) XCV_RQ1(t1)
-                         XCV_RQ1(t2) "2:\n\t"
-                     "3:\n\t"
-                     "andi t0, a1, 1\n\t"
-                     "beqz t0, 4f\n\t" XCV_LW_PI(t1, a0, 4) XCV_RQ1(t1) "4:\n\t"
-                     "lw t0, 28(a4)\n\t"
-                     "lw t1, 32(a4)\n\t"
+                     "srli s0, a1, 2\n\t"
+                     "beqz s0, 2f\n\t"
+                     "1:\n\t" XCV_LW_PI(t1, a0, 4) XCV_LW_PI(t2, a0, 4) XCV_RQ1(t1, 60) XCV_LW_PI(t1, a0, 4)
+                         XCV_RQ1(t2, 61) XCV_LW_PI(t2, a0, 4) XCV_RQ1(t1, 62) XCV_RQ1(t2, 63)
+                     "addi s0, s0, -1\n\t"
+                     "bnez s0, 1b\n"
+                     "2:\n\t"
+                     "andi s0, a1, 3\n\t"
+                     "beqz s0, 4f\n"
+                     "3:\n\t" XCV_LW_PI(t1, a0, 4) "addi s0, s0, -1\n\t" XCV_RQ1(t1, 64)
+                     "bnez s0, 3b\n"
+                     "4:\n\t"
+                     "lw t0, 32(a4)\n\t"
+                     "lw t1, 36(a4)\n\t"
                      "slli t0, t0, 2\n\t"
                      "add a0, a0, t0\n\t"
                      "mul t0, a1, a3\n\t"
                      "sub t1, t1, t0\n\t"
                      "add a2, a2, t1\n\t"
-                     "lw t0, 24(a4)\n\t"
+                     "lw t0, 28(a4)\n\t"
                      "addi t0, t0, -1\n\t"
-                     "sw t0, 24(a4)\n\t"
+                     "sw t0, 28(a4)\n\t"
                      "bnez t0, 5b\n\t"
-                     "ret\n\t"
-                     ".option pop\n\t");
+                     "lw s0, 0(sp)\n\t"
+                     "addi sp, sp, 16\n\t"
+                     "ret\n" XCV_RQ1_FIX(t1, 60) XCV_RQ1_FIX(t2, 61) XCV_RQ1_FIX(t1, 62) XCV_RQ1_FIX(t2, 63)
+                         XCV_RQ1_FIX(t1, 64) ".option pop\n\t");
 }
+#undef XCV_RQ1
+#undef XCV_RQ1_FIX
+#undef XCV_RQ1_STORE
+#endif
+#undef XCV_RQ_SPLIT
+#undef XCV_RQ_SPLIT_FIX
 
 /* cv.lw rd, rs2(rs1): load from rs1 + rs2 (funct7 0000110) */
 #define XCV_LW_RR(rd, rs1, rs2) ".insn r 0x2b, 3, 0x06, " #rd ", " #rs1 ", " #rs2 "\n\t"
