@@ -90,8 +90,8 @@ typedef struct
     int32_t init;               /* 60: bias + input offset x weight sum */
     uint32_t m2;                /* 64: 2 x multiplier (>= 0) */
     int32_t pre;                /* 68: the requantization's right shift e in [1, 31] as */
-    int32_t h;                  /* 72:   ((t - (t < 0)) >> pre + h) >> sh, pre = e >= 2, sh = e - pre, */
-    int32_t sh;                 /* 76:   h with the output offset (cv_rq_h_with_offset) */
+    int32_t h;                  /* 72:   ((t - (t < 0)) >> pre + h) >> sh, pre = e >= 2, */
+    int32_t sh;                 /* 76:   sh = e - pre, h with the output offset (cv_rq_h_with_offset) */
     int32_t out_off;            /* 80: (the C path's) */
     int32_t act_min;            /* 84 */
     int32_t act_max;            /* 88 */
@@ -123,7 +123,7 @@ typedef struct
 /* The output stage of accumulator X (arm_nn_requantize, + output offset, clamp, store:
    CV_RQ_SPLIT, corev_nn.h); L: its label number (L0..L3). */
 #define CV_DW3_STORE(R) "sb " #R ", 0(t6)\n\tadd t6, t6, ra"
-#define CV_DW3_RQ(X, L) CV_RQ_SPLIT(X, s9, s10, s11, a4, t0, a5, a6, a7, CV_DW3_STORE, L)
+#define CV_DW3_RQ(X, L) CV_RQ_SPLIT(X, s9, s10, s11, a4, t0, a7, CV_DW3_STORE, L)
 #define CV_DW3_FIX(X, L) CV_RQ_SPLIT_FIX(X, t0, a5, a6, a7, CV_DW3_STORE, L)
 
 /* One output (the last of a line): line P's 3 values times W0..W2 into t3. */

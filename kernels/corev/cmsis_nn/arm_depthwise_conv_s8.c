@@ -179,7 +179,8 @@ static void cv_dw_mult4(const cv_dw_geom *g,
                 }
                 init[m] = (int32_t)((uint32_t)(bias ? bias[oc + m] : 0) + (uint32_t)s * (uint32_t)g->off);
             }
-            const int32_t *rq = cv_rq4_prep(rq_words, mult + oc, shift + oc, count, g->o.out_off, g->o.act_min) ? rq_words : NULL;
+            const int32_t *rq =
+                cv_rq4_prep(rq_words, mult + oc, shift + oc, count, g->o.out_off, g->o.act_min) ? rq_words : NULL;
             int32_t ox = 0, oy = 0;
             for (int32_t p = 0; p < pixels; p += 4)
             {
@@ -265,7 +266,8 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
                                             (uint32_t)cv_xbyte_sum(row, K) * (uint32_t)g->off);
                 }
             }
-            const uint32_t *rq = cv_xrq_prep(rq_words, mult + oc, shift + oc, count, g->o.out_off, g->o.act_min) ? rq_words : NULL;
+            const uint32_t *rq =
+                cv_xrq_prep(rq_words, mult + oc, shift + oc, count, g->o.out_off, g->o.act_min) ? rq_words : NULL;
             int32_t ox = 0, oy = 0;
             for (int32_t p = 0; p < pixels; p += 4)
             {

@@ -91,11 +91,15 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
 #if COREV_XCV
         uint32_t rq_words[3 * CV_MM_NBLK];
         const uint32_t *rq =
-            cv_xrq_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count, dst_offset, activation_min) ? rq_words : NULL;
+            cv_xrq_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count, dst_offset, activation_min)
+                ? rq_words
+                : NULL;
 #else
         int32_t rq_words[4 * CV_MM_NBLK];
-        const int32_t *rq = cv_rq4_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count, dst_offset,
-                                                  activation_min) ? rq_words : NULL;
+        const int32_t *rq =
+            cv_rq4_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count, dst_offset, activation_min)
+                ? rq_words
+                : NULL;
 #endif
 
         if (K > CV_MM_KMAX)

@@ -495,8 +495,8 @@ CV_SHARED CV_TILED void cv_panel_gemm(const int8_t *panel,
  * instructions before its use, two groups of 4 positions per loop iteration (2.57
  * instructions per MAC with the pointer steps), and
  * the 16 outputs requantized from registers with each channel's prepared words
- * (cv_rq4_prep, the output offset folded in): 10 instructions an output for a sum >= 1
- * (CV_RQ_SPLIT), 5 for a sum <= 0 under a ReLU. For full panels (4 rows) of channels
+ * (cv_rq4_prep, the output offset folded in): 11 instructions an output with the store
+ * for a sum >= 1 (CV_RQ_SPLIT), 5 for a sum <= 0 under a ReLU. For full panels (4 rows) of channels
  * in the requantization mode multiplier >= 0, shift in [-31, -1], act_min <= out_off;
  * the panel's bytes from K to the end of its last group of 4 must be zero
  * (cv_panel_zero_tail): whole groups are read, and the weight bytes read past each
@@ -582,17 +582,16 @@ CV_INLINE int32_t cv_rq_relu(int32_t out_off, int32_t act_min)
 }
 
 /* The split output stage of register X in assembly: M = 2 mult, P = pre, H = h (with
-   the output offset), S = sh, T temporary, RELU = cv_rq_relu, LO/HI = act_min/act_max,
-   STORE(R): the store of register R and the pointer step; L: a label number (L0..L4
-   are used). */
-#define CV_RQ_SPLIT(X, M, P, H, S, T, RELU, LO, HI, STORE, L)                                                         \
+   the output offset), S = sh, T temporary, HI = act_max, STORE(R): the store of
+   register R and the pointer step; L: a label number (L0..L4 are used). */
+#define CV_RQ_SPLIT(X, M, P, H, S, T, HI, STORE, L)                                                         \
     "blez " #X ", " #L "0f\n\t"                                                                                      \
     "mul " #T ", " #X ", " #M "\n\tmulhsu " #X ", " #X ", " #M "\n\tsrli " #T ", " #T ", 31\n\tadd " #X ", " #X ", " #T "\n\t" \
     "sra " #X ", " #X ", " #P "\n\tadd " #X ", " #X ", " #H "\n\tsra " #X ", " #X ", " #S "\n\t"                       \
     "blt " #HI ", " #X ", " #L "1f\n" #L "2:\n\t" STORE(X) "\n" #L "4:\n\t"
-/* Its fix-ups, out of line: X above act_max; X <= 0: under a ReLU act_min, else X
-   into T and the whole stage in CV_RQ_SPLIT_REST, called with RELU (0 there) as the
-   link register. */
+/* Its fix-ups, out of line: X above act_max; X <= 0: under a ReLU (RELU = cv_rq_relu)
+   LO = act_min, else X into T and the whole stage in CV_RQ_SPLIT_REST, called with RELU
+   (0 there) as the link register. */
 #define CV_RQ_SPLIT_FIX(X, T, RELU, LO, HI, STORE, L)                                                                \
     #L "0:\n\tbeqz " #RELU ", " #L "3f\n\t" STORE(LO) "\n\tj " #L "4b\n"                                           \
     #L "1:\n\tmv " #X ", " #HI "\n\tj " #L "2b\n"                                                                    \
@@ -642,7 +641,7 @@ CV_INLINE void cv_panel_zero_tail(int8_t *panel, int32_t K)
    folded in), ra = sh, a4 = relu, a5/a6 = activation min/max, a7 = output pointer,
    a3 = row step, a0 temporary (CV_RQ_SPLIT, label numbers L0..L4). */
 #define CV_G4_STORE(R) "sb " #R ", 0(a7)\n\tadd a7, a7, a3"
-#define CV_G4_RQ(X, L) CV_RQ_SPLIT(X, t0, t1, t2, ra, a0, a4, a5, a6, CV_G4_STORE, L)
+#define CV_G4_RQ(X, L) CV_RQ_SPLIT(X, t0, t1, t2, ra, a0, a6, CV_G4_STORE, L)
 #define CV_G4_FIX(X, L) CV_RQ_SPLIT_FIX(X, a0, a4, a5, a6, CV_G4_STORE, L)
 /* A channel's 4 rows: its parameters from a1 (advanced), outputs from a2 (advanced). */
 #define CV_G4_CHANNEL(R0, R1, R2, R3, L0, L1, L2, L3)                                                                  \

@@ -289,9 +289,10 @@ static CV_UNUSED void cv_xfilter_init(int32_t *init,
 }
 
 /* The output stage of register X, split by its sign: t0 temporary, M = 2 mult, F =
-   out_off << sh, S = sh, LO/HI = activation min/max, STORE(R) (the store and its
-   pointer step), RELU (the fix-ups'); L: a label number (L0, L2, L3, L4 are used). */
-#define XCV_RQ_SPLIT(X, M, F, S, LO, HI, STORE, L)                                                                     \
+   out_off << sh, S = sh, HI = act_max, STORE(R) (the store and its pointer step);
+   L: a label number (L0, L2, L3, L4 are used; the fix-ups also take RELU and LO =
+   act_min). */
+#define XCV_RQ_SPLIT(X, M, F, S, HI, STORE, L)                                                                     \
     "blez " #X ", " #L "0f\n\t"                                                                                        \
     "mul t0, " #X ", " #M "\n\t"                                                                                       \
     "mulhsu " #X ", " #X ", " #M "\n\t"                                                                                \
@@ -410,7 +411,7 @@ typedef struct
 /* cv_xgemm_4x4q: a2 = 2 mult, a3 = out_off << sh, a4 = sh, a5 = relu, a6/a7 = activation
    min/max, t1 = output pointer, t2 = row step. */
 #define XCV_G4_STORE(R) XCV_SB_PR(R, t1, t2)
-#define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a6, a7, XCV_G4_STORE, L)
+#define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a7, XCV_G4_STORE, L)
 #define XCV_RQ_FIX(X, L) XCV_RQ_SPLIT_FIX(X, a2, a3, a4, a5, a6, a7, XCV_G4_STORE, L)
 /* A channel's 4 rows, then back to row 0 of the next channel (a0 = 4 * row step - 1). */
 #define XCV_RQ_CHANNEL(A, B, C, D, L)                                                                                  \
@@ -518,10 +519,8 @@ static CV_UNUSED int32_t cv_xrq_make(cv_xrq_args *q,
 
 #if defined(CV_WANT_GEMM)
 /*
- * Per channel {sh, 2 * mult, out_off << sh} for cv_xgemm_4x4q; returns 1 if
- * act_min <= out_off and every channel is mode 1 of cv_xq with pre = 1 (shift <= -2)
- * and the offset folds into the rounding (cv_rq_h_with_offset), else 0 (the caller
- * takes the C output stage).
+ * Per channel {sh, 2 * mult, out_off << sh} for cv_xgemm_4x4q; returns 1 if every
+ * channel is in cv_xrq_make's mode, else 0 (the caller takes the C output stage).
  */
 static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
                                      const int32_t *mult,
@@ -530,20 +529,18 @@ static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
                                      int32_t out_off,
                                      int32_t act_min)
 {
-    int32_t ok = act_min <= out_off;
-    for (int32_t n = 0; n < count && ok; n++, rq += 3)
+    for (int32_t n = 0; n < count; n++, rq += 3)
     {
-        const cv_xq q = cv_xq_make(mult[n], shift[n]);
-        int32_t h = 0;
-        ok = q.mode == 1 && q.pre == 1 && cv_rq_h_with_offset(1, q.sh, out_off, &h);
-        if (ok)
+        cv_xrq_args q;
+        if (!cv_xrq_make(&q, 0, mult[n], shift[n], out_off, act_min, 127 /* not in the words */))
         {
-            rq[0] = (uint32_t)q.sh;
-            rq[1] = q.m2;
-            rq[2] = (uint32_t)h - (1u << (q.sh - 1)); /* cv.addRNr adds the 2^(sh - 1) */
+            return 0;
         }
+        rq[0] = q.sh;
+        rq[1] = q.m2;
+        rq[2] = q.offsh;
     }
-    return ok;
+    return 1;
 }
 
 /* Output channels per call of cv_xgemm_4x4 (their accumulators on the stack). */
@@ -901,7 +898,7 @@ typedef struct
 /* One output in register V: t3 = add, a5 = 2 mult, a6 = sh, a7 = out_off << sh, t4 =
    relu, t5/t6 = activation min/max, a2 = output pointer, a3 = output step. */
 #define XCV_RQ1_STORE(R) XCV_SB_PR(R, a2, a3)
-#define XCV_RQ1(V, L) "add " #V ", " #V ", t3\n\t" XCV_RQ_SPLIT(V, a5, a7, a6, t5, t6, XCV_RQ1_STORE, L)
+#define XCV_RQ1(V, L) "add " #V ", " #V ", t3\n\t" XCV_RQ_SPLIT(V, a5, a7, a6, t6, XCV_RQ1_STORE, L)
 #define XCV_RQ1_FIX(V, L) XCV_RQ_SPLIT_FIX(V, a5, a7, a6, t4, t5, t6, XCV_RQ1_STORE, L)
 
 CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst, int32_t dstep, cv_xrq_lines_args *c)
