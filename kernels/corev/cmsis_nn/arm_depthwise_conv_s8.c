@@ -153,7 +153,7 @@ static void cv_dw_mult4(const cv_dw_geom *g,
        end (those bytes meet the panel's zero tail) */
     int8_t wt[CV_DW_WT + 4] __attribute__((aligned(4)));
     int32_t init[CV_DW_NBLK];
-    int32_t rq_words[4 * CV_DW_NBLK];
+    int32_t rq_words[CV_RQ4_WORDS * CV_DW_NBLK];
     const int32_t nblk = (CV_DW_WT / K < CV_DW_NBLK ? CV_DW_WT / K : CV_DW_NBLK) & ~3;
     cv_panel_zero_tail(panel, K);
 
@@ -238,7 +238,7 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
     int8_t panel[4 * CV_DW_KMAX] __attribute__((aligned(4)));
     int8_t wt[CV_XDW_WT] __attribute__((aligned(4)));
     int32_t init[CV_DW_NBLK];
-    uint32_t rq_words[3 * CV_DW_NBLK];
+    uint32_t rq_words[CV_XRQ_WORDS * CV_DW_NBLK];
     const int32_t nblk = (CV_XDW_WT / Kp < CV_DW_NBLK ? CV_XDW_WT / Kp : CV_DW_NBLK) & ~3;
     cv_panel_zero_tail(panel, K);
 
@@ -267,7 +267,9 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
                 }
             }
             const uint32_t *rq =
-                cv_xrq_prep(rq_words, mult + oc, shift + oc, count, g->o.out_off, g->o.act_min) ? rq_words : NULL;
+                cv_xrq_prep(rq_words, mult + oc, shift + oc, count, g->o.out_off, g->o.act_min, g->o.act_max)
+                    ? rq_words
+                    : NULL;
             int32_t ox = 0, oy = 0;
             for (int32_t p = 0; p < pixels; p += 4)
             {

@@ -89,13 +89,14 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
         const int8_t *w = rhs + nb * K;
         CV_MM_FILTER_INIT(init, w, count, K, bias ? bias + nb : NULL, lhs_offset);
 #if COREV_XCV
-        uint32_t rq_words[3 * CV_MM_NBLK];
+        uint32_t rq_words[CV_XRQ_WORDS * CV_MM_NBLK];
         const uint32_t *rq =
-            cv_xrq_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count, dst_offset, activation_min)
+            cv_xrq_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count, dst_offset, activation_min,
+                        activation_max)
                 ? rq_words
                 : NULL;
 #else
-        int32_t rq_words[4 * CV_MM_NBLK];
+        int32_t rq_words[CV_RQ4_WORDS * CV_MM_NBLK];
         const int32_t *rq =
             cv_rq4_prep(rq_words, dst_multipliers + nb, dst_shifts + nb, count, dst_offset, activation_min)
                 ? rq_words

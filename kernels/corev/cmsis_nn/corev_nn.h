@@ -495,8 +495,9 @@ CV_SHARED CV_TILED void cv_panel_gemm(const int8_t *panel,
  * instructions before its use, two groups of 4 positions per loop iteration (2.57
  * instructions per MAC with the pointer steps), and
  * the 16 outputs requantized from registers with each channel's prepared words
- * (cv_rq4_prep, the output offset folded in): 11 instructions an output with the store
- * for a sum >= 1 (CV_RQ_SPLIT), 5 for a sum <= 0 under a ReLU. For full panels (4 rows) of channels
+ * (cv_rq4_prep, the output offset folded in): for a sum >= 1 cv_rq_fast's path, 11
+ * instructions with the store and no mulhsu (CV_G4_RQ), 5 for a sum <= 0 under a ReLU,
+ * the exact stage for the rest. For full panels (4 rows) of channels
  * in the requantization mode multiplier >= 0, shift in [-31, -1], act_min <= out_off;
  * the panel's bytes from K to the end of its last group of 4 must be zero
  * (cv_panel_zero_tail): whole groups are read, and the weight bytes read past each
@@ -510,7 +511,7 @@ typedef struct
     int32_t groups;      /* 12: groups of 4 along K, >= 1 */
     int32_t tiles;       /* 16: tiles of 4 channels, >= 1 (counted down) */
     const int32_t *init; /* 20: per channel (advanced) */
-    const int32_t *rq;   /* 24: per channel {2 mult, pre, h, sh} (cv_rq4_prep; advanced) */
+    const int32_t *rq;   /* 24: per channel CV_RQ4_WORDS words (cv_rq4_prep; advanced) */
     int8_t *dst;         /* 28: row 0, channel 0 of the tile (advanced) */
     int32_t dstride;     /* 32: bytes from one output row to the next */
     int32_t relu;        /* 36: act_min == out_off (cv_rq_relu; the output offset is in rq's h) */
@@ -535,6 +536,70 @@ CV_INLINE int32_t cv_rq_h_with_offset(int32_t pre, int32_t sh, int32_t out_off, 
 }
 
 /*
+ * The requantization of a sum x with one mul (1 cycle on the CV32E40P) instead of
+ * mul + mulhsu (5), where it can say; the assembly output stages (cv_gemm4x4q here,
+ * corev_xcv.h's kernels) test it per sum and take the exact stage otherwise.
+ *
+ * For x >= 1, a multiplier m >= 0 and a right shift e (1 <= e <= 21), arm_nn_requantize
+ * before the offset is r = floor((x m + K) / 2^(31 + e)) with K = 2^30 + 2^(30 + e) (the
+ * doubling high multiply's rounding, then the rounding shift's, as one floor). With
+ * s = e + 9, m = mh 2^s + ml (ml < 2^s) and K = Kh 2^s + Kl:
+ *   (x m + K) / 2^s = y + (x ml + Kl) / 2^s,   y = x mh + Kh,   0 <= (x ml + Kl) / 2^s < x + 1,
+ * and 2^(31 + e - s) = 2^22, so r = floor(y / 2^22) whenever y and y + x lie in the same
+ * multiple of 2^22: mul, add f, add x, two shifts and a compare. The output offset rides
+ * along as out_off 2^22 in f = Kh + out_off 2^22. Sums from xlim on (where y + x could
+ * pass 2^31 - 1) and sums whose y and y + x straddle a multiple of 2^22 (about 1 in
+ * 2^22 / x: the output's rounding is close) take the exact stage. For outputs in int8's
+ * range x stays below 2^(9 + e), and xlim is about 2^31 / mh >= 2^(9 + e): only
+ * clamped sums pass it.
+ *
+ * A sum x <= 0 requantizes to at most out_off (t <= 0, rounded half away from zero):
+ * r = floor((x m + K - 2^31) / 2^(31 + e)), the same form with fneg = f - 2^(31 - s),
+ * and (x m + K - 2^31) / 2^s in [y + x, y + 1): the same test, from xneg on (where
+ * y + x cannot pass -2^31), then the lower clamp (act_max >= out_off, else xneg = 1:
+ * the exact stage for all).
+ */
+#define CV_RQ_Y_SHIFT "22"
+
+/* {mh, f, xlim} of one channel into w[0..2]; xlim = 0 (the exact stage for every sum)
+   where e > 21 or the offset is wider than 9 bits. */
+CV_INLINE void cv_rq_fast(uint32_t *w, int32_t mult, int32_t e, int32_t out_off)
+{
+    const int32_t s = e + 9;
+    if (s > 30 || out_off < -256 || out_off > 255)
+    {
+        w[0] = w[1] = w[2] = 0;
+        return;
+    }
+    const uint32_t mh = (uint32_t)mult >> s;
+    const uint32_t f = ((1u << 30) >> s) + (1u << 21) + (uint32_t)out_off * (1u << 22);
+    w[0] = mh;
+    w[1] = f;
+    /* x (mh + 1) + f <= 2^31 - 1 for every x < xlim, as mh + 1 <= 2^(31 - s) (m < 2^31).
+       A shift, not a division by mh + 1 (up to 35 cycles on the CV32E40P, per channel
+       and call: MobileNet took 60 K cycles more with two); for a multiplier >= 2^30, as
+       the quantizers make them, it at most halves xlim, which then still covers every
+       output in int8's range. */
+    w[2] = ((0x7fffffffu - f) >> (31 - s)) + 1;
+}
+
+/* {fneg, xneg} into w[3..4] from cv_rq_fast's w[0..2]; xneg = 1 (the exact stage for
+   every sum <= 0) where cv_rq_fast's xlim is 0 or act_max < out_off. */
+CV_INLINE void cv_rq_fast_neg(uint32_t *w, int32_t e, int32_t out_off, int32_t act_max)
+{
+    if (w[2] == 0 || act_max < out_off)
+    {
+        w[3] = 0;
+        w[4] = 1;
+        return;
+    }
+    const uint32_t fneg = w[1] - (1u << (22 - e)); /* 2^(31 - s) */
+    w[3] = fneg;
+    /* x (mh + 1) + fneg >= -2^31 for every x >= xneg (|fneg| < 2^30; as for xlim) */
+    w[4] = 0u - ((0x80000000u + fneg) >> (22 - e));
+}
+
+/*
  * The output stage split by the sum's sign (CV_RQ_SPLIT), for multipliers >= 0, right
  * shifts and act_min <= out_off:
  * - acc >= 1: t >= 0, so t - (t < 0) = t, and the result is >= out_off >= act_min: no
@@ -542,9 +607,13 @@ CV_INLINE int32_t cv_rq_h_with_offset(int32_t pre, int32_t sh, int32_t out_off, 
  * - acc <= 0: the result is <= out_off; with act_min == out_off (a ReLU fused into
  *   the clamp, as the quantizers export it) that is act_min without the
  *   requantization, else the whole stage out of line.
- * Per channel {2 mult, pre, h, sh} (h with the output offset, cv_rq_h_with_offset).
- * Returns 1 if the layer and every channel are in that mode.
+ * Per channel {mh, f, xlim} (cv_rq_fast) and {2 mult, pre, h, sh} (h with the output
+ * offset, cv_rq_h_with_offset). Returns 1 if the layer and every channel are in that
+ * mode.
  */
+#define CV_RQ4_WORDS 7
+/* (cv_gemm4x4q steps rq by 112 bytes a tile of 4 channels) */
+_Static_assert(CV_RQ4_WORDS * 4 * 4 == 112, "cv_gemm4x4q's rq step");
 static CV_UNUSED int32_t cv_rq4_prep(int32_t *rq,
                                      const int32_t *mult,
                                      const int32_t *shift,
@@ -556,7 +625,7 @@ static CV_UNUSED int32_t cv_rq4_prep(int32_t *rq,
     {
         return 0;
     }
-    for (int32_t n = 0; n < count; n++, rq += 4)
+    for (int32_t n = 0; n < count; n++, rq += CV_RQ4_WORDS)
     {
         const int32_t e = -shift[n];
         if (mult[n] < 0 || e < 1 || e > 31)
@@ -564,13 +633,14 @@ static CV_UNUSED int32_t cv_rq4_prep(int32_t *rq,
             return 0;
         }
         const int32_t pre = e >= 2, sh = e - pre;
-        if (!cv_rq_h_with_offset(pre, sh, out_off, &rq[2]))
+        if (!cv_rq_h_with_offset(pre, sh, out_off, &rq[5]))
         {
             return 0;
         }
-        rq[0] = (int32_t)(2u * (uint32_t)mult[n]);
-        rq[1] = pre;
-        rq[3] = sh;
+        cv_rq_fast((uint32_t *)rq, mult[n], e, out_off);
+        rq[3] = (int32_t)(2u * (uint32_t)mult[n]);
+        rq[4] = pre;
+        rq[6] = sh;
     }
     return 1;
 }
@@ -637,15 +707,35 @@ CV_INLINE void cv_panel_zero_tail(int8_t *panel, int32_t K)
     "lb a5, 12 + " #jp "(a0)\n\t" CV_G4_CH(s0, s1, s2, s3, "lb a6, " #jw "(t1)", )                                      \
         CV_G4_CH(s4, s5, s6, s7, "lb a6, " #jw "(t2)", ) CV_G4_CH(s8, s9, s10, s11, "lb a6, " #jw "(ra)", )            \
             CV_G4_CH(t3, t4, t5, t6, "", )
-/* The output stage of accumulator X: t0 = 2 mult, t1 = pre, t2 = h (the output offset
-   folded in), ra = sh, a4 = relu, a5/a6 = activation min/max, a7 = output pointer,
-   a3 = row step, a0 temporary (CV_RQ_SPLIT, label numbers L0..L4). */
+/* The output stage of accumulator X (cv_rq_fast's path): t0 = mh, t1 = f, t2 = xlim
+   (a1: past the channel's words), a4 = relu, a5/a6 = activation min/max, a7 = output
+   pointer, a3 = row step, a0 and ra temporaries; label numbers L0..L4. The result is
+   >= out_off >= act_min: only the upper clamp (a branch out of line). */
 #define CV_G4_STORE(R) "sb " #R ", 0(a7)\n\tadd a7, a7, a3"
-#define CV_G4_RQ(X, L) CV_RQ_SPLIT(X, t0, t1, t2, ra, a0, a6, CV_G4_STORE, L)
-#define CV_G4_FIX(X, L) CV_RQ_SPLIT_FIX(X, a0, a4, a5, a6, CV_G4_STORE, L)
+#define CV_G4_RQ(X, L)                                                                                                 \
+    "blez " #X ", " #L "0f\n\tbgeu " #X ", t2, " #L "3f\n\tmul a0, " #X ", t0\n\tadd a0, a0, t1\n\t"                   \
+    "add ra, a0, " #X "\n\tsrai a0, a0, " CV_RQ_Y_SHIFT "\n\tsrai ra, ra, " CV_RQ_Y_SHIFT "\n\tbne a0, ra, " #L "3f\n\t" \
+    "blt a6, a0, " #L "1f\n" #L "2:\n\t" CV_G4_STORE(a0) "\n" #L "4:\n\t"
+/* Its fix-ups, out of line: above act_max; a sum <= 0 under a ReLU stores act_min; the
+   rest (a sum <= 0 without a ReLU, what cv_rq_fast's path leaves) into a0 and the exact
+   stage at label 90 (CV_G4_REST), called with ra as the link register. */
+#define CV_G4_FIX(X, L)                                                                                                \
+    #L "0:\n\tbeqz a4, " #L "3f\n\t" CV_G4_STORE(a5) "\n\tj " #L "4b\n"                                               \
+    #L "1:\n\tmv a0, a6\n\tj " #L "2b\n"                                                                                \
+    #L "3:\n\tmv a0, " #X "\n\tjal ra, 90f\n\tj " #L "4b\n"
+/* The exact stage of the sum in a0 (the channel's {2 mult, pre, h, sh} at -16(a1) on),
+   ((t - (t < 0)) >> pre + h) >> sh, both clamps and the store; t0 and t1 are saved at
+   56(sp) and 60(sp) (labels 90, 92, 93). */
+#define CV_G4_REST                                                                                                     \
+    "90:\n\tsw t0, 56(sp)\n\tsw t1, 60(sp)\n\tlw t0, -16(a1)\n\tmulhsu t1, a0, t0\n\tmul a0, a0, t0\n\t"           \
+    "srli a0, a0, 31\n\tadd a0, a0, t1\n\tsrai t1, a0, 31\n\tadd a0, a0, t1\n\tlw t1, -12(a1)\n\tsra a0, a0, t1\n\t" \
+    "lw t1, -8(a1)\n\tadd a0, a0, t1\n\tlw t1, -4(a1)\n\tsra a0, a0, t1\n\t"                                           \
+    "bge a6, a0, 92f\n\tmv a0, a6\n"                                                                                    \
+    "92:\n\tbge a0, a5, 93f\n\tmv a0, a5\n"                                                                           \
+    "93:\n\t" CV_G4_STORE(a0) "\n\tlw t0, 56(sp)\n\tlw t1, 60(sp)\n\tret\n"
 /* A channel's 4 rows: its parameters from a1 (advanced), outputs from a2 (advanced). */
 #define CV_G4_CHANNEL(R0, R1, R2, R3, L0, L1, L2, L3)                                                                  \
-    "lw t0, 0(a1)\n\tlw t1, 4(a1)\n\tlw t2, 8(a1)\n\tlw ra, 12(a1)\n\taddi a1, a1, 16\n\tmv a7, a2\n\taddi a2, a2, 1\n\t" \
+    "lw t0, 0(a1)\n\tlw t1, 4(a1)\n\tlw t2, 8(a1)\n\taddi a1, a1, 28\n\tmv a7, a2\n\taddi a2, a2, 1\n\t"             \
         CV_G4_RQ(R0, L0) CV_G4_RQ(R1, L1) CV_G4_RQ(R2, L2) CV_G4_RQ(R3, L3)
 
 CV_SHARED __attribute__((naked, noinline, noclone)) void cv_gemm4x4q(cv_g4_args *a)
@@ -674,7 +764,7 @@ CV_SHARED __attribute__((naked, noinline, noclone)) void cv_gemm4x4q(cv_g4_args 
         "3:\n\t"
         /* the output stage */
         "lw a0, 52(sp)\n\tlw a1, 24(a0)\n\tlw a2, 28(a0)\n\tlw a3, 32(a0)\n\tlw a4, 36(a0)\n\tlw a5, 40(a0)\n\t"
-        "lw a6, 44(a0)\n\taddi t0, a1, 64\n\tsw t0, 24(a0)\n\taddi t0, a2, 4\n\tsw t0, 28(a0)\n\t"
+        "lw a6, 44(a0)\n\taddi t0, a1, 112\n\tsw t0, 24(a0)\n\taddi t0, a2, 4\n\tsw t0, 28(a0)\n\t"
         CV_G4_CHANNEL(s0, s1, s2, s3, 10, 11, 12, 13) CV_G4_CHANNEL(s4, s5, s6, s7, 14, 15, 16, 17)
         CV_G4_CHANNEL(s8, s9, s10, s11, 18, 19, 20, 21) CV_G4_CHANNEL(t3, t4, t5, t6, 22, 23, 24, 25)
         "lw a0, 52(sp)\n\tlw a1, 16(a0)\n\taddi a1, a1, -1\n\tsw a1, 16(a0)\n\tbnez a1, 5b\n\t"
@@ -684,12 +774,13 @@ CV_SHARED __attribute__((naked, noinline, noclone)) void cv_gemm4x4q(cv_g4_args 
         CV_G4_FIX(s0, 10) CV_G4_FIX(s1, 11) CV_G4_FIX(s2, 12) CV_G4_FIX(s3, 13) CV_G4_FIX(s4, 14)
         CV_G4_FIX(s5, 15) CV_G4_FIX(s6, 16) CV_G4_FIX(s7, 17) CV_G4_FIX(s8, 18) CV_G4_FIX(s9, 19)
         CV_G4_FIX(s10, 20) CV_G4_FIX(s11, 21) CV_G4_FIX(t3, 22) CV_G4_FIX(t4, 23) CV_G4_FIX(t5, 24)
-        CV_G4_FIX(t6, 25) CV_RQ_SPLIT_REST(t0, t1, t2, ra, a0, a1, 56, a4, a5, a6, CV_G4_STORE));
+        CV_G4_FIX(t6, 25) CV_G4_REST);
 }
 #undef CV_G4_CH
 #undef CV_G4_POS
 #undef CV_G4_RQ
 #undef CV_G4_FIX
+#undef CV_G4_REST
 #undef CV_G4_STORE
 #undef CV_G4_CHANNEL
 

@@ -288,24 +288,54 @@ static CV_UNUSED void cv_xfilter_init(int32_t *init,
     }
 }
 
-/* The output stage of register X, split by its sign: t0 temporary, M = 2 mult, F =
-   out_off << sh, S = sh, HI = act_max, STORE(R) (the store and its pointer step);
-   L: a label number (L0, L2, L3, L4 are used; the fix-ups also take RELU and LO =
-   act_min). */
-#define XCV_RQ_SPLIT(X, M, F, S, HI, STORE, L)                                                                     \
+/* ---------------------------------------------------------------------------------
+ * The output stage split by the sum's sign, with the multiply-only paths of corev_nn.h's
+ * cv_rq_fast (one mul instead of mul + mulhsu: 5 cycles on the CV32E40P).
+ *
+ * Register X, temporaries t0 and T: blez (a sum <= 0 out of line), bgeu xlim, mul, add f,
+ * add x, srai 22 twice, bne, cv.min with act_max, the store: 10 cycles (13 with mulhsu).
+ * A sum <= 0 under a ReLU (act_min == out_off) stores act_min; otherwise it takes
+ * cv_rq_fast_neg's path out of line, then cv.max with act_min. What the two paths leave
+ * takes the exact stage, out of line.
+ * L: a label number (L0, L2 to L5 are used).
+ * ------------------------------------------------------------------------------- */
+#define XCV_RQ_Y_SHIFT CV_RQ_Y_SHIFT
+#define XCV_RQ_SPLIT(X, MH, F, XLIM, T, HI, STORE, L)                                                                  \
     "blez " #X ", " #L "0f\n\t"                                                                                        \
-    "mul t0, " #X ", " #M "\n\t"                                                                                       \
-    "mulhsu " #X ", " #X ", " #M "\n\t"                                                                                \
-    "srli t0, t0, 31\n\t"                                                                                              \
-    "add " #X ", " #X ", t0\n\t"                                                                                       \
-    "srai " #X ", " #X ", 1\n\t" XCV_ADDRNR(X, F, S) XCV_MIN(X, X, HI) #L "2:\n\t" STORE(X) #L "4:\n\t"
-/* Its fix-ups (after the function's return): a sum <= 0 under a ReLU stores act_min,
-   else the whole stage: t <= 0, (t - (t < 0)) >> 1, the rounding shift, both clamps. */
-#define XCV_RQ_SPLIT_FIX(X, M, F, S, RELU, LO, HI, STORE, L)                                                           \
-    #L "0:\n\tbeqz " #RELU ", " #L "3f\n\t" STORE(LO) "j " #L "4b\n"                                                   \
-    #L "3:\n\tmul t0, " #X ", " #M "\n\tmulhsu " #X ", " #X ", " #M "\n\tsrli t0, t0, 31\n\tadd " #X ", " #X ", t0\n\t"   \
-    "slt t0, " #X ", zero\n\t" XCV_SUBN1(X, X, t0) XCV_ADDRNR(X, F, S) XCV_MAX(X, X, LO) XCV_MIN(X, X, HI)            \
-    "j " #L "2b\n"
+    "bgeu " #X ", " #XLIM ", " #L "3f\n\t"                                                                              \
+    "mul t0, " #X ", " #MH "\n\t"                                                                                      \
+    "add t0, t0, " #F "\n\t"                                                                                           \
+    "add " #T ", t0, " #X "\n\t"                                                                                       \
+    "srai t0, t0, " XCV_RQ_Y_SHIFT "\n\t"                                                                              \
+    "srai " #T ", " #T ", " XCV_RQ_Y_SHIFT "\n\t"                                                                      \
+    "bne t0, " #T ", " #L "3f\n\t" XCV_MIN(X, t0, HI) #L "2:\n\t" STORE(X) #L "4:\n\t"
+/* Its out-of-line parts (after the function's return). A sum <= 0: under a ReLU
+   (act_min == out_off) register ZERO holds act_min's byte and is stored; else ZERO is
+   negative and the sum takes the path above with fneg and xneg (memory operands FNEG,
+   XNEG; register MH). The exact stage (L3) for what the paths leave: t = (x m + 2^30)
+   >> 31 (mul, mulhsu, the low word's bit 31), (t - (t < 0)) >> 1, cv.addRNr with
+   out_off << sh and sh = e - 1, both clamps. M2, OFFSH, SH, LO: the memory operands of
+   2 m, out_off << sh minus 2^(sh - 1), sh and act_min. */
+#define XCV_RQ_SPLIT_FIX(X, MH, ZERO, T, FNEG, XNEG, M2, OFFSH, SH, LO, HI, STORE, L)                                   \
+    #L "0:\n\tbltz " #ZERO ", " #L "5f\n\t" STORE(ZERO) "j " #L "4b\n"                                                \
+    #L "5:\n\tlw " #T ", " XNEG "\n\tblt " #X ", " #T ", " #L "3f\n\tlw " #T ", " FNEG "\n\tmul t0, " #X ", " #MH "\n\t"  \
+    "add t0, t0, " #T "\n\tadd " #T ", t0, " #X "\n\tsrai t0, t0, " XCV_RQ_Y_SHIFT "\n\tsrai " #T ", " #T ", "           \
+    XCV_RQ_Y_SHIFT "\n\tbne t0, " #T ", " #L "3f\n\tlw " #T ", " LO "\n\t" XCV_MAX(X, t0, T) "j " #L "2b\n"                \
+    #L "3:\n\tlw " #T ", " M2 "\n\tmul t0, " #X ", " #T "\n\tmulhsu " #X ", " #X ", " #T "\n\t"                         \
+    "srli t0, t0, 31\n\tadd " #X ", " #X ", t0\n\tslt t0, " #X ", zero\n\t" XCV_SUBN1(X, X, t0)                      \
+    "lw t0, " OFFSH "\n\tlw " #T ", " SH "\n\t" XCV_ADDRNR(X, t0, T) "lw t0, " LO "\n\t" XCV_MAX(X, X, t0)           \
+        XCV_MIN(X, X, HI) "j " #L "2b\n"
+
+/* Words per channel of cv_xrq_prep (the callers' buffers). */
+#define CV_XRQ_WORDS 8
+
+/* The multiply-only paths' constants {mh, f, xlim, fneg, xneg} of one channel
+   (cv_rq_fast, cv_rq_fast_neg). */
+CV_INLINE void cv_xrq_fast(uint32_t *w, int32_t mult, int32_t e, int32_t out_off, int32_t act_max)
+{
+    cv_rq_fast(w, mult, e, out_off);
+    cv_rq_fast_neg(w, e, out_off, act_max);
+}
 
 #if defined(CV_WANT_GEMM)
 /* ---------------------------------------------------------------------------------
@@ -385,37 +415,36 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4(cv_xgemm_args *args)
 /*
  * The same kernel with the output stage fused (all 4 rows present; every channel's
  * multiplier >= 0 and shift in [-31, -2], act_min <= out_off: cv_xrq_prep): after each
- * tile's K loop the 16 accumulators are requantized in registers, split by the sum's
- * sign as in corev_nn.h's CV_RQ_SPLIT:
- *   blez                            a sum <= 0 out of line
- *   mul, mulhsu, srli, add          t = (acc * mult + 2^30) >> 31 (>= 0)
- *   srai, cv.addRNr                 (t >> 1 + out_off << sh + 2^(sh - 1)) >> sh
- *   cv.min, cv.sb                   the upper clamp (the result is >= out_off >= act_min),
- *                                   store (row step: post-increment)
- * A sum <= 0 under a ReLU (act_min == out_off) stores act_min; otherwise the whole stage
- * runs out of line (XCV_RQ_SPLIT_FIX). The tiles run in a counted loop, not a hardware
- * loop: the output stage branches. rq holds per channel {sh, 2 * mult, out_off << sh} (cv_xrq_prep).
+ * tile's K loop the 16 accumulators are requantized in registers by XCV_RQ_SPLIT (a
+ * sum >= 1: one mul, the upper clamp, the store with the row step as post-increment;
+ * the result is >= out_off >= act_min). A sum <= 0 under a ReLU (act_min == out_off)
+ * stores act_min; sums near a rounding tie, past xlim or <= 0 without a ReLU run the
+ * exact stage out of line (XCV_RQ_SPLIT_FIX). The tiles run in a counted loop, not a
+ * hardware loop: the output stage branches. rq holds CV_XRQ_WORDS words per channel
+ * (cv_xrq_prep).
  */
 typedef struct
 {
     cv_xgemm_args g;     /* 0..27 (out unused) */
     int8_t *dst;         /* 28: row 0, channel 0 of the tile (advanced by 4) */
     int32_t dstride;     /* 32: bytes from one output row to the next */
-    const uint32_t *rq;  /* 36: 3 words per channel (advanced) */
-    int32_t relu;        /* 40: act_min == out_off */
+    const uint32_t *rq;  /* 36: CV_XRQ_WORDS words per channel (advanced) */
+    int32_t zero;        /* 40: a sum <= 0 stores this byte if >= 0 (cv_xrq_zero) */
     int32_t act_min;     /* 44 */
     int32_t act_max;     /* 48 */
     int32_t back;        /* 52: 4 * dstride - 1 */
 } cv_xgemmq_args;
 
-/* cv_xgemm_4x4q: a2 = 2 mult, a3 = out_off << sh, a4 = sh, a5 = relu, a6/a7 = activation
-   min/max, t1 = output pointer, t2 = row step. */
+/* cv_xgemm_4x4q: a2 = mh, a3 = f, a4 = xlim (ra: past the channel's words), a5 temporary,
+   a6 = zero, a7 = act_max, t1 = output pointer, t2 = row step. */
 #define XCV_G4_STORE(R) XCV_SB_PR(R, t1, t2)
-#define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a7, XCV_G4_STORE, L)
-#define XCV_RQ_FIX(X, L) XCV_RQ_SPLIT_FIX(X, a2, a3, a4, a5, a6, a7, XCV_G4_STORE, L)
+#define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a5, a7, XCV_G4_STORE, L)
+#define XCV_RQ_FIX(X, L)                                                                                               \
+    XCV_RQ_SPLIT_FIX(                                                                                                  \
+        X, a2, a6, a5, "-20(ra)", "-16(ra)", "-12(ra)", "-8(ra)", "-4(ra)", "44(a1)", a7, XCV_G4_STORE, L)
 /* A channel's 4 rows, then back to row 0 of the next channel (a0 = 4 * row step - 1). */
 #define XCV_RQ_CHANNEL(A, B, C, D, L)                                                                                  \
-    XCV_LW_PI(a4, ra, 4) XCV_LW_PI(a2, ra, 4) XCV_LW_PI(a3, ra, 4) XCV_RQ_REG(A, L##0) XCV_RQ_REG(B, L##1)            \
+    XCV_LW_PI(a2, ra, 4) XCV_LW_PI(a3, ra, 4) XCV_LW_PI(a4, ra, 24) XCV_RQ_REG(A, L##0) XCV_RQ_REG(B, L##1)           \
         XCV_RQ_REG(C, L##2) XCV_RQ_REG(D, L##3) "sub t1, t1, a0\n\t"
 #define XCV_RQ_CHANNEL_FIX(A, B, C, D, L) XCV_RQ_FIX(A, L##0) XCV_RQ_FIX(B, L##1) XCV_RQ_FIX(C, L##2) XCV_RQ_FIX(D, L##3)
 
@@ -456,8 +485,7 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
                      "lw t1, 28(a1)\n\t"
                      "lw t2, 32(a1)\n\t"
                      "lw ra, 36(a1)\n\t"
-                     "lw a5, 40(a1)\n\t"
-                     "lw a6, 44(a1)\n\t"
+                     "lw a6, 40(a1)\n\t"
                      "lw a7, 48(a1)\n\t"
                      "addi a0, t1, 4\n\t"
                      "sw a0, 28(a1)\n\t"
@@ -483,13 +511,25 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
 typedef struct
 {
     int32_t add;     /* 0: added to each accumulator first */
-    uint32_t m2;     /* 4 */
-    uint32_t sh;     /* 8: the rounding shift after t >> 1 */
-    uint32_t offsh;  /* 12: out_off << sh */
-    int32_t relu;    /* 16: act_min == out_off */
-    int32_t act_min; /* 20 */
-    int32_t act_max; /* 24 */
+    uint32_t mh;     /* 4: cv_xrq_fast's words */
+    uint32_t f;      /* 8 */
+    uint32_t xlim;   /* 12 */
+    uint32_t fneg;   /* 16 */
+    int32_t xneg;    /* 20 */
+    int32_t zero;    /* 24: cv_xrq_zero */
+    int32_t act_min; /* 28 */
+    int32_t act_max; /* 32 */
+    uint32_t m2;     /* 36: 2 mult */
+    uint32_t offsh;  /* 40: out_off << sh minus 2^(sh - 1) (cv.addRNr adds it) */
+    uint32_t sh;     /* 44: the rounding shift after t >> 1 */
 } cv_xrq_args;
+
+/* What a sum <= 0 stores: act_min's byte under a ReLU (act_min == out_off), else -1
+   (the exact stage). */
+CV_INLINE int32_t cv_xrq_zero(int32_t out_off, int32_t act_min)
+{
+    return cv_rq_relu(out_off, act_min) ? (int32_t)(uint8_t)act_min : -1;
+}
 
 /* Fills q; returns 1 if the parameters are in that stage's mode (multiplier >= 0,
    shift in [-31, -2], act_min <= out_off, the offset folds into the rounding), else 0. */
@@ -508,18 +548,20 @@ static CV_UNUSED int32_t cv_xrq_make(cv_xrq_args *q,
         return 0;
     }
     q->add = add;
-    q->m2 = x.m2;
-    q->sh = (uint32_t)x.sh;
-    q->offsh = (uint32_t)h - (1u << (x.sh - 1)); /* cv.addRNr adds the 2^(sh - 1) */
-    q->relu = cv_rq_relu(out_off, act_min);
+    cv_xrq_fast(&q->mh, mult, -shift, out_off, act_max);
+    q->zero = cv_xrq_zero(out_off, act_min);
     q->act_min = act_min;
     q->act_max = act_max;
+    q->m2 = x.m2;
+    q->offsh = (uint32_t)h - (1u << (x.sh - 1));
+    q->sh = (uint32_t)x.sh;
     return 1;
 }
 
 #if defined(CV_WANT_GEMM)
 /*
- * Per channel {sh, 2 * mult, out_off << sh} for cv_xgemm_4x4q; returns 1 if every
+ * Per channel {mh, f, xlim, fneg, xneg, 2 mult, out_off << sh minus 2^(sh - 1), sh} for
+ * cv_xgemm_4x4q (cv_xrq_args' words from mh, less the layer's); returns 1 if every
  * channel is in cv_xrq_make's mode, else 0 (the caller takes the C output stage). The
  * checks are cv_xrq_make's, written out: through cv_xrq_make (a whole cv_xrq_args a
  * channel) ResNet-8 took 12 K cycles more with the extensions.
@@ -529,19 +571,21 @@ static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
                                      const int32_t *shift,
                                      int32_t count,
                                      int32_t out_off,
-                                     int32_t act_min)
+                                     int32_t act_min,
+                                     int32_t act_max)
 {
     int32_t ok = act_min <= out_off;
-    for (int32_t n = 0; n < count && ok; n++, rq += 3)
+    for (int32_t n = 0; n < count && ok; n++, rq += CV_XRQ_WORDS)
     {
         const cv_xq q = cv_xq_make(mult[n], shift[n]);
         int32_t h = 0;
         ok = q.mode == 1 && q.pre == 1 && cv_rq_h_with_offset(1, q.sh, out_off, &h);
         if (ok)
         {
-            rq[0] = (uint32_t)q.sh;
-            rq[1] = q.m2;
-            rq[2] = (uint32_t)h - (1u << (q.sh - 1)); /* cv.addRNr adds the 2^(sh - 1) */
+            cv_xrq_fast(rq, mult[n], -shift[n], out_off, act_max);
+            rq[5] = q.m2;
+            rq[6] = (uint32_t)h - (1u << (q.sh - 1)); /* cv.addRNr adds the 2^(sh - 1) */
+            rq[7] = (uint32_t)q.sh;
         }
     }
     return ok;
@@ -585,7 +629,7 @@ static CV_UNUSED void cv_xpanel_gemm(const int8_t *panel,
         f.dst = dst;
         f.dstride = o->dst_stride;
         f.rq = rq;
-        f.relu = cv_rq_relu(o->out_off, o->act_min);
+        f.zero = cv_xrq_zero(o->out_off, o->act_min);
         f.act_min = o->act_min;
         f.act_max = o->act_max;
         f.back = 4 * o->dst_stride - 1;
@@ -888,22 +932,24 @@ cv_xtranspose4(const int8_t *src, int32_t step, int8_t *line, int32_t Lb, int32_
  * accumulators at acc + l * (n + askip), plus c->q.add; its outputs at
  * dst + l * dline + i * dstep. The output stage is cv_xgemm_4x4q's, split by the
  * sum's sign (it branches, so the loop is counted, 4 outputs an iteration, not a
- * hardware loop): 10 instructions for a sum >= 1, 5 for a sum <= 0 under a ReLU.
+ * hardware loop): 11 instructions for a sum >= 1 (the add, XCV_RQ_SPLIT), 5 for a sum <= 0
+ * under a ReLU.
  * c->nlines (>= 1) is counted down to 0. Caller-saved registers and s0.
  */
 typedef struct
 {
-    cv_xrq_args q;  /* 0..27 */
-    int32_t nlines; /* 28 */
-    int32_t askip;  /* 32: accumulators to skip after each line */
-    int32_t dline;  /* 36: bytes from one line's first output to the next's */
+    cv_xrq_args q;  /* 0..47 */
+    int32_t nlines; /* 48 */
+    int32_t askip;  /* 52: accumulators to skip after each line */
+    int32_t dline;  /* 56: bytes from one line's first output to the next's */
 } cv_xrq_lines_args;
 
-/* One output in register V: t3 = add, a5 = 2 mult, a6 = sh, a7 = out_off << sh, t4 =
-   relu, t5/t6 = activation min/max, a2 = output pointer, a3 = output step. */
+/* One output in register V: t3 = add, a5 = mh, a7 = f, a6 = xlim, t4 temporary, t5 =
+   zero, t6 = act_max, a2 = output pointer, a3 = output step. */
 #define XCV_RQ1_STORE(R) XCV_SB_PR(R, a2, a3)
-#define XCV_RQ1(V, L) "add " #V ", " #V ", t3\n\t" XCV_RQ_SPLIT(V, a5, a7, a6, t6, XCV_RQ1_STORE, L)
-#define XCV_RQ1_FIX(V, L) XCV_RQ_SPLIT_FIX(V, a5, a7, a6, t4, t5, t6, XCV_RQ1_STORE, L)
+#define XCV_RQ1(V, L) "add " #V ", " #V ", t3\n\t" XCV_RQ_SPLIT(V, a5, a7, a6, t4, t6, XCV_RQ1_STORE, L)
+#define XCV_RQ1_FIX(V, L)                                                                                              \
+    XCV_RQ_SPLIT_FIX(V, a5, t5, t4, "16(a4)", "20(a4)", "36(a4)", "40(a4)", "44(a4)", "28(a4)", t6, XCV_RQ1_STORE, L)
 
 CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst, int32_t dstep, cv_xrq_lines_args *c)
 {
@@ -918,11 +964,10 @@ CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst
                      "sw s0, 0(sp)\n\t"
                      "lw t3, 0(a4)\n\t"
                      "lw a5, 4(a4)\n\t"
-                     "lw a6, 8(a4)\n\t"
-                     "lw a7, 12(a4)\n\t"
-                     "lw t4, 16(a4)\n\t"
-                     "lw t5, 20(a4)\n\t"
-                     "lw t6, 24(a4)\n\t"
+                     "lw a7, 8(a4)\n\t"
+                     "lw a6, 12(a4)\n\t"
+                     "lw t5, 24(a4)\n\t"
+                     "lw t6, 32(a4)\n\t"
                      "5:\n\t"
                      "srli s0, a1, 2\n\t"
                      "beqz s0, 2f\n\t"
@@ -936,16 +981,16 @@ CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst
                      "3:\n\t" XCV_LW_PI(t1, a0, 4) "addi s0, s0, -1\n\t" XCV_RQ1(t1, 64)
                      "bnez s0, 3b\n"
                      "4:\n\t"
-                     "lw t0, 32(a4)\n\t"
-                     "lw t1, 36(a4)\n\t"
+                     "lw t0, 52(a4)\n\t"
+                     "lw t1, 56(a4)\n\t"
                      "slli t0, t0, 2\n\t"
                      "add a0, a0, t0\n\t"
                      "mul t0, a1, a3\n\t"
                      "sub t1, t1, t0\n\t"
                      "add a2, a2, t1\n\t"
-                     "lw t0, 28(a4)\n\t"
+                     "lw t0, 48(a4)\n\t"
                      "addi t0, t0, -1\n\t"
-                     "sw t0, 28(a4)\n\t"
+                     "sw t0, 48(a4)\n\t"
                      "bnez t0, 5b\n\t"
                      "lw s0, 0(sp)\n\t"
                      "addi sp, sp, 16\n\t"
