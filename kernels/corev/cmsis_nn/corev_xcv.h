@@ -309,22 +309,33 @@ static CV_UNUSED void cv_xfilter_init(int32_t *init,
     "srai t0, t0, " XCV_RQ_Y_SHIFT "\n\t"                                                                              \
     "srai " #T ", " #T ", " XCV_RQ_Y_SHIFT "\n\t"                                                                      \
     "bne t0, " #T ", " #L "3f\n\t" XCV_MIN(X, t0, HI) #L "2:\n\t" STORE(X) #L "4:\n\t"
-/* Its out-of-line parts (after the function's return). A sum <= 0: under a ReLU
-   (act_min == out_off) register ZERO holds act_min's byte and is stored; else ZERO is
-   negative and the sum takes the path above with fneg and xneg (memory operands FNEG,
-   XNEG; register MH). The exact stage (L3) for what the paths leave: t = (x m + 2^30)
-   >> 31 (mul, mulhsu, the low word's bit 31), (t - (t < 0)) >> 1, cv.addRNr with
-   out_off << sh and sh = e - 1, both clamps. M2, OFFSH, SH, LO: the memory operands of
-   2 m, out_off << sh minus 2^(sh - 1), sh and act_min. */
-#define XCV_RQ_SPLIT_FIX(X, MH, ZERO, T, FNEG, XNEG, M2, OFFSH, SH, LO, HI, STORE, L)                                   \
+/* Its out-of-line parts (after the function's return), per register: a sum <= 0 under a
+   ReLU (act_min == out_off): register ZERO holds act_min's byte and is stored; else ZERO
+   is negative and the sum goes, moved into V, to the shared code at label 96
+   (XCV_RQ_SHARED), what XCV_RQ_SPLIT leaves to label 95; t0 is the link register. */
+#define XCV_RQ_SPLIT_FIX(X, ZERO, V, STORE, L)                                                                         \
     #L "0:\n\tbltz " #ZERO ", " #L "5f\n\t" STORE(ZERO) "j " #L "4b\n"                                                \
-    #L "5:\n\tlw " #T ", " XNEG "\n\tblt " #X ", " #T ", " #L "3f\n\tlw " #T ", " FNEG "\n\tmul t0, " #X ", " #MH "\n\t"  \
-    "add t0, t0, " #T "\n\tadd " #T ", t0, " #X "\n\tsrai t0, t0, " XCV_RQ_Y_SHIFT "\n\tsrai " #T ", " #T ", "           \
-    XCV_RQ_Y_SHIFT "\n\tbne t0, " #T ", " #L "3f\n\tlw " #T ", " LO "\n\t" XCV_MAX(X, t0, T) "j " #L "2b\n"                \
-    #L "3:\n\tlw " #T ", " M2 "\n\tmul t0, " #X ", " #T "\n\tmulhsu " #X ", " #X ", " #T "\n\t"                         \
-    "srli t0, t0, 31\n\tadd " #X ", " #X ", t0\n\tslt t0, " #X ", zero\n\t" XCV_SUBN1(X, X, t0)                      \
-    "lw t0, " OFFSH "\n\tlw " #T ", " SH "\n\t" XCV_ADDRNR(X, t0, T) "lw t0, " LO "\n\t" XCV_MAX(X, X, t0)           \
-        XCV_MIN(X, X, HI) "j " #L "2b\n"
+    #L "5:\n\tmv " #V ", " #X "\n\tjal t0, 96f\n\tj " #L "4b\n"                                                         \
+    #L "3:\n\tmv " #V ", " #X "\n\tjal t0, 95f\n\tj " #L "4b\n"
+/* The shared code (once per function, labels 95 to 98), the sum in V, A and B borrowed
+   (saved at SAVEA(sp), SAVEB(sp)), the result stored (STORE) before returning to t0.
+   96: a sum <= 0 without a ReLU: cv_rq_fast_neg's path (memory operands FNEG, XNEG;
+   register MH), then cv.max with act_min; 95 (97): the exact stage for what the paths
+   leave: t = (x m + 2^30) >> 31 (mul, mulhsu, the low word's bit 31), (t - (t < 0)) >> 1,
+   cv.addRNr with out_off << sh and sh = e - 1, both clamps. M2, OFFSH, SH, LO: the
+   memory operands of 2 m, out_off << sh minus 2^(sh - 1), sh and act_min. One copy
+   instead of one per register (16 in cv_xgemm_4x4q) keeps the text small; the sums
+   that take it pay a few cycles for the call. */
+#define XCV_RQ_SHARED(V, MH, A, B, SAVEA, SAVEB, FNEG, XNEG, M2, OFFSH, SH, LO, HI, STORE)                             \
+    "95:\n\tsw " #A ", " #SAVEA "(sp)\n\tsw " #B ", " #SAVEB "(sp)\n"                                                  \
+    "97:\n\tlw " #A ", " M2 "\n\tmul " #B ", " #V ", " #A "\n\tmulhsu " #V ", " #V ", " #A "\n\tsrli " #B ", " #B         \
+    ", 31\n\tadd " #V ", " #V ", " #B "\n\tslt " #B ", " #V ", zero\n\t" XCV_SUBN1(V, V, B) "lw " #A ", " OFFSH "\n\t"   \
+    "lw " #B ", " SH "\n\t" XCV_ADDRNR(V, A, B) "lw " #A ", " LO "\n\t" XCV_MAX(V, V, A) XCV_MIN(V, V, HI)               \
+    "98:\n\t" STORE(V) "lw " #A ", " #SAVEA "(sp)\n\tlw " #B ", " #SAVEB "(sp)\n\tjr t0\n"                             \
+    "96:\n\tsw " #A ", " #SAVEA "(sp)\n\tsw " #B ", " #SAVEB "(sp)\n\tlw " #A ", " XNEG "\n\tblt " #V ", " #A ", 97b\n\t" \
+    "lw " #A ", " FNEG "\n\tmul " #B ", " #V ", " #MH "\n\tadd " #B ", " #B ", " #A "\n\tadd " #A ", " #B ", " #V "\n\t"     \
+    "srai " #B ", " #B ", " XCV_RQ_Y_SHIFT "\n\tsrai " #A ", " #A ", " XCV_RQ_Y_SHIFT "\n\tbne " #B ", " #A ", 97b\n\t"    \
+    "lw " #A ", " LO "\n\t" XCV_MAX(V, B, A) "j 98b\n"
 
 /* Words per channel of cv_xrq_prep (the callers' buffers). */
 #define CV_XRQ_WORDS 8
@@ -439,9 +450,7 @@ typedef struct
    a6 = zero, a7 = act_max, t1 = output pointer, t2 = row step. */
 #define XCV_G4_STORE(R) XCV_SB_PR(R, t1, t2)
 #define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a5, a7, XCV_G4_STORE, L)
-#define XCV_RQ_FIX(X, L)                                                                                               \
-    XCV_RQ_SPLIT_FIX(                                                                                                  \
-        X, a2, a6, a5, "-20(ra)", "-16(ra)", "-12(ra)", "-8(ra)", "-4(ra)", "44(a1)", a7, XCV_G4_STORE, L)
+#define XCV_RQ_FIX(X, L) XCV_RQ_SPLIT_FIX(X, a6, a5, XCV_G4_STORE, L)
 /* A channel's 4 rows, then back to row 0 of the next channel (a0 = 4 * row step - 1). */
 #define XCV_RQ_CHANNEL(A, B, C, D, L)                                                                                  \
     XCV_LW_PI(a2, ra, 4) XCV_LW_PI(a3, ra, 4) XCV_LW_PI(a4, ra, 24) XCV_RQ_REG(A, L##0) XCV_RQ_REG(B, L##1)           \
@@ -496,7 +505,9 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
                      "sw t0, 24(a1)\n\t"
                      "bnez t0, 1b\n\t" XCV_EPILOGUE XCV_RQ_CHANNEL_FIX(s0, s1, s2, s3, 10)
                          XCV_RQ_CHANNEL_FIX(s4, s5, s6, s7, 11) XCV_RQ_CHANNEL_FIX(s8, s9, s10, s11, 12)
-                             XCV_RQ_CHANNEL_FIX(t3, t4, t5, t6, 13) ".option pop\n\t");
+                             XCV_RQ_CHANNEL_FIX(t3, t4, t5, t6, 13) XCV_RQ_SHARED(a5, a2, a4, a6, 52, 56, "-20(ra)", "-16(ra)",
+                                                                   "-12(ra)", "-8(ra)", "-4(ra)", "44(a1)", a7,
+                                                                   XCV_G4_STORE) ".option pop\n\t");
 }
 #undef XCV_RQ_REG
 #undef XCV_RQ_FIX
@@ -948,8 +959,7 @@ typedef struct
    zero, t6 = act_max, a2 = output pointer, a3 = output step. */
 #define XCV_RQ1_STORE(R) XCV_SB_PR(R, a2, a3)
 #define XCV_RQ1(V, L) "add " #V ", " #V ", t3\n\t" XCV_RQ_SPLIT(V, a5, a7, a6, t4, t6, XCV_RQ1_STORE, L)
-#define XCV_RQ1_FIX(V, L)                                                                                              \
-    XCV_RQ_SPLIT_FIX(V, a5, t5, t4, "16(a4)", "20(a4)", "36(a4)", "40(a4)", "44(a4)", "28(a4)", t6, XCV_RQ1_STORE, L)
+#define XCV_RQ1_FIX(V, L) XCV_RQ_SPLIT_FIX(V, t5, t4, XCV_RQ1_STORE, L)
 
 CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst, int32_t dstep, cv_xrq_lines_args *c)
 {
@@ -995,7 +1005,8 @@ CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst
                      "lw s0, 0(sp)\n\t"
                      "addi sp, sp, 16\n\t"
                      "ret\n" XCV_RQ1_FIX(t1, 60) XCV_RQ1_FIX(t2, 61) XCV_RQ1_FIX(t1, 62) XCV_RQ1_FIX(t2, 63)
-                         XCV_RQ1_FIX(t1, 64) ".option pop\n\t");
+                         XCV_RQ1_FIX(t1, 64) XCV_RQ_SHARED(t4, a5, a6, a7, 4, 8, "16(a4)", "20(a4)", "36(a4)", "40(a4)",
+                                                           "44(a4)", "28(a4)", t6, XCV_RQ1_STORE) ".option pop\n\t");
 }
 #undef XCV_RQ1
 #undef XCV_RQ1_FIX
