@@ -600,8 +600,9 @@ CV_INLINE void cv_rq_fast_neg(uint32_t *w, int32_t e, int32_t out_off, int32_t a
 }
 
 /*
- * The output stage split by the sum's sign (CV_RQ_SPLIT), for multipliers >= 0, right
- * shifts and act_min <= out_off:
+ * The output stage split by the sum's sign (cv_gemm4x4q's CV_G4_RQ with cv_rq_fast's
+ * path for sums >= 1; CV_RQ_SPLIT in the 3x3 depthwise kernels), for multipliers >= 0,
+ * right shifts and act_min <= out_off:
  * - acc >= 1: t >= 0, so t - (t < 0) = t, and the result is >= out_off >= act_min: no
  *   sign fix-up and no lower clamp;
  * - acc <= 0: the result is <= out_off; with act_min == out_off (a ReLU fused into
