@@ -81,13 +81,6 @@ static __attribute__((noinline, optimize("O2"))) void cv_panel_gather(int8_t *ds
    word loads at any alignment (the CV32E40P splits a misaligned lw in two bus
    transfers), the words that join two runs put together (tap 27, the last group's
    fourth byte, is zero). Byte by byte it took 60 cycles a pixel. dst is aligned. */
-static inline __attribute__((always_inline)) uint32_t cv_lw_any(const int8_t *p)
-{
-    uint32_t v;
-    __asm__("lw %0, 0(%1)" : "=r"(v) : "r"(p), "m"(*(const char(*)[4])p));
-    return v;
-}
-
 static inline __attribute__((always_inline)) void cv_panel_gather_3x3x3(int8_t *dst,
                                                                             const int8_t *base,
                                                                             int32_t row_step)

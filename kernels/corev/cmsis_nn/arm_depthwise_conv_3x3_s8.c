@@ -575,7 +575,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
             if (nc == 4)
             {
                 /* taps of 4 channels as words, transposed: a0[j] = (t0 t1 t2 0) of channel j */
-                const uint32_t w0 = cv_xload(t0), w1 = cv_xload(t0 + tstep), w2 = cv_xload(t0 + 2 * tstep);
+                const uint32_t w0 = cv_lw_any(t0), w1 = cv_lw_any(t0 + tstep), w2 = cv_lw_any(t0 + 2 * tstep);
                 const uint32_t u0 = cv_xshuffle2(w0, w1, 0x06020400u), u1 = cv_xshuffle2(w0, w1, 0x07030501u);
                 const uint32_t u2 = cv_xshuffle2(w2, 0, 0x06020400u), u3 = cv_xshuffle2(w2, 0, 0x07030501u);
                 a0[0] = cv_xshuffle2(u0, u2, 0x05040100u);

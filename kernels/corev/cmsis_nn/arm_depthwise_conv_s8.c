@@ -289,7 +289,7 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
                             const int8_t *src = padded + (oy * g->sy + ky * g->dy) * PW + ox * g->sx;
                             for (int32_t kx = 0; kx < g->KW; kx += 4, d += 4)
                             {
-                                *d = cv_xload(src + kx);
+                                *d = cv_lw_any(src + kx);
                             }
                         }
                     }

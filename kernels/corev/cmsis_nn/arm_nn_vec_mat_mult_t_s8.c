@@ -82,7 +82,7 @@ CV_NO_SCHED arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
         uint32_t hi = 0x80808080u, lo = 0x7f7f7f7fu;
         for (int32_t g = 0; g < groups; g++)
         {
-            const uint32_t v = cv_xload(lhs + 4 * g);
+            const uint32_t v = cv_lw_any(lhs + 4 * g);
             hi = cv_xmax_b(hi, v);
             lo = cv_xmin_b(lo, v);
         }
@@ -97,7 +97,7 @@ CV_NO_SCHED arm_cmsis_nn_status arm_nn_vec_mat_mult_t_s8(const int8_t *lhs,
                 const uint32_t off4 = 0x01010101u * (uint8_t)lhs_offset;
                 for (int32_t g = 0; g < groups; g++)
                 {
-                    xbuf[g] = cv_xadd_b(cv_xload(lhs + 4 * g), off4);
+                    xbuf[g] = cv_xadd_b(cv_lw_any(lhs + 4 * g), off4);
                 }
                 xv = xbuf;
             }

@@ -40,6 +40,15 @@
 typedef uint32_t __attribute__((may_alias, aligned(4))) cv_word;
 #define CV_UNUSED __attribute__((unused))
 
+/* A word of int8 data from any address: one lw, which the CV32E40P splits in two bus
+   transfers when it is misaligned (the asm keeps the compiler from assuming alignment). */
+CV_INLINE uint32_t cv_lw_any(const void *p)
+{
+    uint32_t v;
+    __asm__("lw %0, 0(%1)" : "=r"(v) : "r"(p), "m"(*(const char(*)[4])p));
+    return v;
+}
+
 /* ---------------------------------------------------------------------------------
  * Requantization, arm_nn_requantize(acc, mult, shift) for every int32 acc:
  *   x = acc << max(shift, 0)                          (int32, wrapping)

@@ -109,14 +109,6 @@ CV_INLINE int32_t cv_xmac(int32_t acc, int32_t a, int32_t b)
     return acc;
 }
 
-/* A word from any address: the CV32E40P splits a misaligned lw in two bus transfers. */
-CV_INLINE uint32_t cv_xload(const void *p)
-{
-    uint32_t v;
-    __asm__("lw %0, 0(%1)" : "=r"(v) : "r"(p), "m"(*(const char(*)[4])p));
-    return v;
-}
-
 /* ---------------------------------------------------------------------------------
  * Requantization with cv.addRNr (rD = (rD + rs1 + 2^(rs2 - 1)) >> rs2, arithmetic),
  * arm_nn_requantize bit for bit:
@@ -263,8 +255,8 @@ CV_INLINE int32_t cv_xbyte_sum(const int8_t *p, int32_t n)
     const uint32_t ones = 0x01010101u;
     for (; n >= 8; n -= 8, p += 8)
     {
-        s0 = cv_xsdot(s0, cv_xload(p), ones);
-        s1 = cv_xsdot(s1, cv_xload(p + 4), ones);
+        s0 = cv_xsdot(s0, cv_lw_any(p), ones);
+        s1 = cv_xsdot(s1, cv_lw_any(p + 4), ones);
     }
     for (; n > 0; n--)
     {
@@ -913,7 +905,7 @@ cv_xtranspose4(const int8_t *src, int32_t step, int8_t *line, int32_t Lb, int32_
     int8_t *l[4] = {line, line + Lb, line + 2 * Lb, line + 3 * Lb};
     for (; n > 0 && (pos & 3); n--, pos++, src += step)
     {
-        const uint32_t v = cv_xload(src);
+        const uint32_t v = cv_lw_any(src);
         l[0][pos] = (int8_t)v;
         l[1][pos] = (int8_t)(v >> 8);
         l[2][pos] = (int8_t)(v >> 16);
@@ -929,7 +921,7 @@ cv_xtranspose4(const int8_t *src, int32_t step, int8_t *line, int32_t Lb, int32_
     }
     for (; n > 0; n--, pos++, src += step)
     {
-        const uint32_t v = cv_xload(src);
+        const uint32_t v = cv_lw_any(src);
         l[0][pos] = (int8_t)v;
         l[1][pos] = (int8_t)(v >> 8);
         l[2][pos] = (int8_t)(v >> 16);
