@@ -758,3 +758,63 @@ def test_a_toolchain_whose_cmath_the_compat_header_cannot_mend_is_refused():
     from etcorev.scons import options
     from etcorev.scons.vocabulary import spoken
     assert spoken(options.option_words(), message).startswith("toolchain=other-: "), message
+
+
+# --------------------------------------------------------------------------
+# A program that delegates to a backend the firmware lacks (ExecuTorch's getting-started
+# flow lowers to XNNPACK) used to build and then fail on the target with load_method's
+# NotFound (0x20). It is refused before compiling, naming the backend.
+# --------------------------------------------------------------------------
+
+def test_a_delegate_to_a_backend_the_firmware_lacks_is_refused(monkeypatch):
+    import dataclasses
+    from etcorev.boards import Region
+    from etcorev.errors import BuildSetupError
+    from etcorev.run import models
+    region = Region("code", 0, 1 << 20)
+    model = models.model_set(str(ADD))[0]
+    program = models.load_program(model, region, "embedded", "qemu")
+    assert program.methods[0].delegates == []
+    delegating = dataclasses.replace(program.methods[0],
+                                     delegates=["XnnpackBackend", "CoreVBackend"])
+    validate = models.pte.validate_pte
+    monkeypatch.setattr(models.pte, "validate_pte", lambda path: dataclasses.replace(
+        validate(path), methods=[delegating]))
+    with pytest.raises(BuildSetupError) as refused:
+        models.load_program(model, region, "embedded", "qemu")
+    message = str(refused.value)
+    for phrase in ("add.pte", "XnnpackBackend", "CoreVBackend", "partitioner"):
+        assert phrase in message, message
+    assert message.count("XnnpackBackend") == 1 and "NotFound" in message, message
+
+
+def test_the_backends_the_build_knows_are_those_the_firmware_registers():
+    from etcorev.run import models
+    source = (REPO / "backends" / "corev" / "runtime" / "CoreVBackend.cpp").read_text()
+    registered = re.findall(r'Backend\s+\w+\s*\{\s*"(\w+)"', source)
+    assert registered and tuple(registered) == models.FIRMWARE_BACKENDS
+
+
+def test_a_program_exported_with_the_xnnpack_partitioner_is_refused(tmp_path):
+    pytest.importorskip(
+        "executorch.backends.xnnpack.partition.xnnpack_partitioner",
+        reason="the executorch Python package is not installed "
+               "(it is the `export` extra: ./setup.sh --export)")
+    script = tmp_path / "export_xnnpack.py"
+    script.write_text(
+        "import sys, torch\n"
+        "from executorch.exir import to_edge_transform_and_lower\n"
+        "from executorch.backends.xnnpack.partition.xnnpack_partitioner import "
+        "XnnpackPartitioner\n"
+        "class AddRelu(torch.nn.Module):\n"
+        "    def forward(self, x, y):\n"
+        "        return torch.relu(x + y)\n"
+        "ep = torch.export.export(AddRelu(), (torch.ones(5), torch.ones(5)))\n"
+        "program = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])"
+        ".to_executorch()\n"
+        "open(sys.argv[1], 'wb').write(program.buffer)\n")
+    model = tmp_path / "add_xnnpack.pte"
+    subprocess.run([sys.executable, str(script), str(model)], check=True, capture_output=True)
+    build = tmp_path / "build"
+    result = scons("board=qemu", "model=%s" % model, build_dir=build)
+    assert_refused(result, "add_xnnpack.pte", "XnnpackBackend", build_dir=build)

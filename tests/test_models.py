@@ -159,3 +159,33 @@ def test_add_on_executorch_v1_0(et_root, tmp_path_factory):
                    "inputs=%s" % inputs, "run", build_dir=build_dir)
     assert result.returncode == 0, result.stdout
     assert re.search(r"^Output 0: float32\[5\] 2,2,2,2,2$", result.stdout, re.M), result.stdout
+
+
+def test_a_program_without_kernels_runs(tmp_path):
+    """A method whose output is its input calls no kernel, so no kernel library is
+    selected. ExecuTorch's gen_max_kernel_num requires an oplist: the build failed with
+    its exit status 2 before it passed an empty one."""
+    pytest.importorskip(
+        "executorch.exir",
+        reason="the executorch Python package is not installed "
+               "(it is the `export` extra: ./setup.sh --export)")
+    import subprocess
+    import sys
+    script = tmp_path / "export_identity.py"
+    script.write_text(
+        "import sys, torch\n"
+        "from executorch.exir import to_edge_transform_and_lower\n"
+        "class Identity(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x\n"
+        "ep = torch.export.export(Identity(), (torch.ones(4),))\n"
+        "open(sys.argv[1], 'wb').write(to_edge_transform_and_lower(ep).to_executorch().buffer)\n")
+    model = tmp_path / "identity.pte"
+    subprocess.run([sys.executable, str(script), str(model)], check=True, capture_output=True)
+    values = [0.5, -2.0, 3.25, 7.0]
+    (tmp_path / "identity.inputs.json").write_text(json.dumps(
+        [{"dtype": "float32", "shape": [4], "values": values}]))
+    result = scons("board=qemu", "model=%s" % model, "run", build_dir=tmp_path / "build")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "Kernels for identity.pte: none" in result.stdout, result.stdout[-3000:]
+    assert "Output 0: float32[4] 0.5,-2,3.25,7" in result.stdout, result.stdout[-3000:]

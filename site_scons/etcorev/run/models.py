@@ -22,6 +22,9 @@ from typing import List, Optional
 from etcorev import pte
 from etcorev.errors import BuildSetupError
 
+# The delegate backends every firmware registers (backends/corev/runtime/CoreVBackend.cpp).
+FIRMWARE_BACKENDS = ("CoreVBackend",)
+
 
 @dataclass
 class Model:
@@ -111,9 +114,26 @@ def load_program(model: Model, region, placement, board):
     if not model.program.methods[0].outputs:
         raise BuildSetupError("The model '%s' is corrupt or incomplete: its method '%s' has "
                               "no outputs." % (model.path, model.program.methods[0].name))
+    _check_delegates(model)
     if model.program.is_bundled:
         _check_bundle(model)
     return model.program
+
+
+def _check_delegates(model: Model):
+    """A method that hands work to a backend the firmware does not register builds, then
+    fails on the target with load_method's NotFound (0x20). ExecuTorch's getting-started
+    flow lowers to XNNPACK, so say it before compiling, naming the backend."""
+    method = model.program.methods[0]
+    missing = sorted(set(method.delegates) - set(FIRMWARE_BACKENDS))
+    if missing:
+        raise BuildSetupError(
+            "The model '%s' delegates parts of its method '%s' to %s, which this firmware "
+            "does not have (it registers %s only): loading it would fail on the target with "
+            "NotFound. Export it without that backend's partitioner "
+            "(to_edge_transform_and_lower(...) without partitioner=, or for int8 networks "
+            "the Cortex-M flow of the README)."
+            % (model.path, method.name, " and ".join(missing), ", ".join(FIRMWARE_BACKENDS)))
 
 
 def _check_bundle(model: Model):
