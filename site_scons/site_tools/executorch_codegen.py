@@ -229,7 +229,8 @@ def _gen_max_kernel_num(target, source, env):
     # A program without kernels (every output an input, say) selects no library; the tool
     # requires an oplist, and an empty one counts nothing: the header then sizes the
     # registry for the prim ops alone.
-    argv = ["--oplist-yaml=" + node.abspath for node in source[1:]] or ["--oplist-yaml=" + os.devnull]
+    oplists = [node.abspath for node in source[1:]] or [os.devnull]
+    argv = ["--oplist-yaml=" + path for path in oplists]
     argv += ["--prim-ops-source=" + source[0].abspath, "--output-path=" + target[0].abspath]
     run_codegen(env, target, "codegen.tools.gen_max_kernel_num", argv)
 
