@@ -818,3 +818,38 @@ def test_a_program_exported_with_the_xnnpack_partitioner_is_refused(tmp_path):
     build = tmp_path / "build"
     result = scons("board=qemu", "model=%s" % model, build_dir=build)
     assert_refused(result, "add_xnnpack.pte", "XnnpackBackend", build_dir=build)
+
+
+def test_inputs_smaller_than_a_dynamic_shapes_bound_name_the_bound(tmp_path):
+    """A program exported with torch.export.Dim plans its tensors at their upper bound and
+    the runner fills them as planned: inputs of another shape are refused, and the
+    message says the shape is dynamic and run at its bound (it read like a plain
+    mismatch); inputs at the bound run and give eager PyTorch's outputs."""
+    pytest.importorskip(
+        "executorch.exir",
+        reason="the executorch Python package is not installed "
+               "(it is the `export` extra: ./setup.sh --export)")
+    script = tmp_path / "export_dynamic.py"
+    script.write_text(
+        "import json, sys, torch\n"
+        "from executorch.exir import to_edge_transform_and_lower\n"
+        "class Scale(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x * 3 - 1\n"
+        "ep = torch.export.export(Scale(), (torch.ones(2, 3),),\n"
+        "                         dynamic_shapes={'x': {0: torch.export.Dim('b', max=4)}})\n"
+        "open(sys.argv[1], 'wb').write(to_edge_transform_and_lower(ep).to_executorch().buffer)\n")
+    model = tmp_path / "scale.pte"
+    subprocess.run([sys.executable, str(script), str(model)], check=True, capture_output=True)
+    inputs = tmp_path / "scale.inputs.json"
+    inputs.write_text(json.dumps([{"dtype": "float32", "shape": [2, 3], "values": [1] * 6}]))
+    build = tmp_path / "build"
+    result = scons("board=qemu", "model=%s" % model, build_dir=build)
+    assert_refused(result, "float32[2,3]", "float32[4,3]", "dynamic", "upper bound",
+                   build_dir=build)
+    values = [0.5 * i for i in range(12)]
+    inputs.write_text(json.dumps([{"dtype": "float32", "shape": [4, 3], "values": values}]))
+    result = scons("board=qemu", "model=%s" % model, "run", build_dir=build)
+    assert result.returncode == 0, result.stdout[-3000:]
+    printed = re.search(r"Output 0: float32\[4,3\] (\S+)", result.stdout).group(1)
+    assert [float(v) for v in printed.split(",")] == [v * 3 - 1 for v in values]

@@ -87,10 +87,13 @@ def check_inputs(tensors: List[Tensor], specs, path: str, model: str) -> List[by
             raise BuildSetupError("Input %d of %s is a %s, not a tensor: the runner only sets "
                                   "tensor inputs." % (i, model, spec.kind))
         if tensor.dtype != spec.dtype or list(tensor.shape) != list(spec.shape):
+            # The runner fills the planned tensor as it is; it does not resize one.
+            bound = (" Its shape is dynamic, and this firmware runs it at its upper bound: "
+                     "give inputs of that shape." if spec.dynamic else "")
             raise BuildSetupError(
-                "Input %d in '%s' is %s[%s], but %s expects %s (%s)."
+                "Input %d in '%s' is %s[%s], but %s expects %s (%s).%s"
                 % (i, path, tensor.dtype, ",".join(map(str, tensor.shape)), model,
-                   spec.describe(), expected))
+                   spec.describe(), expected, bound))
         fmt = PACK_FORMATS.get(tensor.dtype)
         if fmt is None:
             raise BuildSetupError("Input %d of %s is %s, which the inputs file cannot give "

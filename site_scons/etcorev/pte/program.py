@@ -202,6 +202,8 @@ class ValueSpec:
     # The order of the dimensions in memory, outermost first: (0, 1, 2, 3) contiguous,
     # (0, 2, 3, 1) channels-last. Sizes are in logical order either way.
     dim_order: Tuple[int, ...] = ()
+    # A dynamic shape (exported with torch.export.Dim): shape is its upper bound.
+    dynamic: bool = False
 
     def describe(self) -> str:
         if self.kind != "tensor":
@@ -565,7 +567,8 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
                 name = SCALAR_TYPES.get(code, (str(code), 0))[0]
                 out.append(ValueSpec("tensor", DTYPE_NAMES.get(name, name),
                                      tuple(val.scalars("sizes") or ()),
-                                     tuple(val.scalars("dim_order") or ())))
+                                     tuple(val.scalars("dim_order") or ()),
+                                     dynamic=bool(val.scalar("shape_dynamism"))))
             else:
                 out.append(ValueSpec(_KT_NAMES.get(tag, "other")))
         return out
