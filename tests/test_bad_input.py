@@ -18,7 +18,7 @@ import pytest
 from etcorev.pte import program as pte_program
 from etcorev.pte import flatbuf
 from sconsrun import (MODELS, REPO, TEST_CACHE, assert_progress_rises_to_100, assert_refused,
-                      scons)
+                      export_program, scons)
 
 ADD = REPO / "examples" / "models" / "add.pte"
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
@@ -796,25 +796,15 @@ def test_the_backends_the_build_knows_are_those_the_firmware_registers():
 
 
 def test_a_program_exported_with_the_xnnpack_partitioner_is_refused(tmp_path):
-    pytest.importorskip(
-        "executorch.backends.xnnpack.partition.xnnpack_partitioner",
-        reason="the executorch Python package is not installed "
-               "(it is the `export` extra: ./setup.sh --export)")
-    script = tmp_path / "export_xnnpack.py"
-    script.write_text(
-        "import sys, torch\n"
-        "from executorch.exir import to_edge_transform_and_lower\n"
-        "from executorch.backends.xnnpack.partition.xnnpack_partitioner import "
-        "XnnpackPartitioner\n"
-        "class AddRelu(torch.nn.Module):\n"
+    model = export_program(
+        tmp_path / "add_xnnpack.pte",
+        "class Model(torch.nn.Module):\n"
         "    def forward(self, x, y):\n"
-        "        return torch.relu(x + y)\n"
-        "ep = torch.export.export(AddRelu(), (torch.ones(5), torch.ones(5)))\n"
-        "program = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])"
-        ".to_executorch()\n"
-        "open(sys.argv[1], 'wb').write(program.buffer)\n")
-    model = tmp_path / "add_xnnpack.pte"
-    subprocess.run([sys.executable, str(script), str(model)], check=True, capture_output=True)
+        "        return torch.relu(x + y)\n",
+        "(torch.ones(5), torch.ones(5))",
+        partitioner="from executorch.backends.xnnpack.partition.xnnpack_partitioner import "
+                    "XnnpackPartitioner; XnnpackPartitioner()",
+        needs="executorch.backends.xnnpack.partition.xnnpack_partitioner")
     build = tmp_path / "build"
     result = scons("board=qemu", "model=%s" % model, build_dir=build)
     assert_refused(result, "add_xnnpack.pte", "XnnpackBackend", build_dir=build)
@@ -825,22 +815,12 @@ def test_inputs_smaller_than_a_dynamic_shapes_bound_name_the_bound(tmp_path):
     the runner fills them as planned: inputs of another shape are refused, and the
     message says the shape is dynamic and run at its bound (it read like a plain
     mismatch); inputs at the bound run and give eager PyTorch's outputs."""
-    pytest.importorskip(
-        "executorch.exir",
-        reason="the executorch Python package is not installed "
-               "(it is the `export` extra: ./setup.sh --export)")
-    script = tmp_path / "export_dynamic.py"
-    script.write_text(
-        "import json, sys, torch\n"
-        "from executorch.exir import to_edge_transform_and_lower\n"
-        "class Scale(torch.nn.Module):\n"
+    model = export_program(
+        tmp_path / "scale.pte",
+        "class Model(torch.nn.Module):\n"
         "    def forward(self, x):\n"
-        "        return x * 3 - 1\n"
-        "ep = torch.export.export(Scale(), (torch.ones(2, 3),),\n"
-        "                         dynamic_shapes={'x': {0: torch.export.Dim('b', max=4)}})\n"
-        "open(sys.argv[1], 'wb').write(to_edge_transform_and_lower(ep).to_executorch().buffer)\n")
-    model = tmp_path / "scale.pte"
-    subprocess.run([sys.executable, str(script), str(model)], check=True, capture_output=True)
+        "        return x * 3 - 1\n",
+        "(torch.ones(2, 3),)", dynamic_shapes="{'x': {0: torch.export.Dim('b', max=4)}}")
     inputs = tmp_path / "scale.inputs.json"
     inputs.write_text(json.dumps([{"dtype": "float32", "shape": [2, 3], "values": [1] * 6}]))
     build = tmp_path / "build"

@@ -18,7 +18,7 @@ import re
 import pytest
 
 from etcorev.pte import model_io
-from sconsrun import MODELS, model_entries, scons
+from sconsrun import MODELS, export_program, model_entries, scons
 
 REL_TOL = 1e-5
 ABS_TOL = 1e-6   # for values near 0, where a relative tolerance means nothing
@@ -165,23 +165,12 @@ def test_a_program_without_kernels_runs(tmp_path):
     """A method whose output is its input calls no kernel, so no kernel library is
     selected. ExecuTorch's gen_max_kernel_num requires an oplist: the build failed with
     its exit status 2 before it passed an empty one."""
-    pytest.importorskip(
-        "executorch.exir",
-        reason="the executorch Python package is not installed "
-               "(it is the `export` extra: ./setup.sh --export)")
-    import subprocess
-    import sys
-    script = tmp_path / "export_identity.py"
-    script.write_text(
-        "import sys, torch\n"
-        "from executorch.exir import to_edge_transform_and_lower\n"
-        "class Identity(torch.nn.Module):\n"
+    model = export_program(
+        tmp_path / "identity.pte",
+        "class Model(torch.nn.Module):\n"
         "    def forward(self, x):\n"
-        "        return x\n"
-        "ep = torch.export.export(Identity(), (torch.ones(4),))\n"
-        "open(sys.argv[1], 'wb').write(to_edge_transform_and_lower(ep).to_executorch().buffer)\n")
-    model = tmp_path / "identity.pte"
-    subprocess.run([sys.executable, str(script), str(model)], check=True, capture_output=True)
+        "        return x\n",
+        "(torch.ones(4),)")
     values = [0.5, -2.0, 3.25, 7.0]
     (tmp_path / "identity.inputs.json").write_text(json.dumps(
         [{"dtype": "float32", "shape": [4], "values": values}]))
