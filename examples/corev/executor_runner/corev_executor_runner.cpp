@@ -22,6 +22,7 @@
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/hierarchical_allocator.h>
+#include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/executor/memory_manager.h>
 #include <executorch/runtime/executor/method.h>
@@ -278,6 +279,43 @@ int fail(const char* what, Error error, const char* hint = nullptr) {
   return 1;
 }
 
+// Inputs and outputs the program does not plan (exported with ExecuTorch's
+// MemoryPlanningPass(alloc_graph_input=False, alloc_graph_output=False)) are the
+// caller's to provide, as ExecuTorch's own runner does. Here they come from the method
+// pool: the build sized it for them (runner_config.py, unplanned_io_bytes). Returns the
+// inputs' buffers by input index (nullptr: planned, or not a tensor).
+Result<void**> give_unplanned_io_memory(Method& method, const MethodMeta& meta,
+                                        MemoryAllocator& allocator) {
+  void** given = allocator.allocateList<void*>(method.inputs_size() + 1);
+  if (given == nullptr) return Error::MemoryAllocationFailed;
+  for (size_t i = 0; i < method.inputs_size(); ++i) {
+    given[i] = nullptr;
+    Result<executorch::runtime::Tag> tag = meta.input_tag(i);
+    if (!tag.ok() || *tag != executorch::runtime::Tag::Tensor) continue;
+    Result<executorch::runtime::TensorInfo> info = meta.input_tensor_meta(i);
+    if (!info.ok()) return info.error();
+    if (info->is_memory_planned()) continue;
+    given[i] = allocator.allocate(info->nbytes(), 16);
+    if (given[i] == nullptr) return Error::MemoryAllocationFailed;
+    // Method::set_input shares a tensor's data the same way.
+    const Error set = executorch::runtime::internal::set_tensor_data(
+        method.get_input(i).toTensor(), given[i], info->nbytes());
+    if (set != Error::Ok) return set;
+  }
+  for (size_t i = 0; i < method.outputs_size(); ++i) {
+    Result<executorch::runtime::Tag> tag = meta.output_tag(i);
+    if (!tag.ok() || *tag != executorch::runtime::Tag::Tensor) continue;
+    Result<executorch::runtime::TensorInfo> info = meta.output_tensor_meta(i);
+    if (!info.ok()) return info.error();
+    if (info->is_memory_planned()) continue;
+    void* data = allocator.allocate(info->nbytes(), 16);
+    if (data == nullptr) return Error::MemoryAllocationFailed;
+    const Error set = method.set_output_data_ptr(data, info->nbytes(), i);
+    if (set != Error::Ok) return set;
+  }
+  return given;
+}
+
 #if !RUNNER_BUNDLED
 // Inputs: the method's planned input tensors are filled in place, with all ones or
 // with the values given to the build (runner_model.h).
@@ -508,6 +546,23 @@ void print_worst(const Check& check) {
 // an int8 network for the Cortex-M operators) would get its values scrambled: such an
 // input is copied again here, element by element in logical order, into the layout of
 // the method's input tensor.
+// For an input the program does not plan, load_bundled_input (Method::set_input) points
+// the tensor at the test case's data inside the bundled program, which may be read-only
+// (an external model in flash) and which relayout_bundled_inputs would rearrange in
+// place: the data is copied into the input's own buffer (give_unplanned_io_memory).
+Error copy_shared_inputs(Method& method, void* const* own) {
+  for (size_t i = 0; i < method.inputs_size(); ++i) {
+    if (own[i] == nullptr) continue;
+    const Tensor& tensor = method.get_input(i).toTensor();
+    if (tensor.const_data_ptr() == own[i]) continue;
+    std::memcpy(own[i], tensor.const_data_ptr(), tensor.nbytes());
+    const Error set = executorch::runtime::internal::set_tensor_data(tensor, own[i],
+                                                                     tensor.nbytes());
+    if (set != Error::Ok) return set;
+  }
+  return Error::Ok;
+}
+
 Error relayout_bundled_inputs(Method& method, const bundle_fb::BundledMethodTestCase* test_case) {
   const auto* inputs = test_case->inputs();
   for (size_t i = 0; inputs != nullptr && i < inputs->size() && i < method.inputs_size(); ++i) {
@@ -714,6 +769,12 @@ int corev_et_run() {
                     ? "method pool too small: raise method_pool=" : nullptr);
   }
   print_cycles("method load", board_cycles() - start);
+  Result<void**> unplanned_inputs = give_unplanned_io_memory(*method, *meta, method_allocator);
+  if (!unplanned_inputs.ok()) {
+    return fail("giving unplanned inputs and outputs memory", unplanned_inputs.error(),
+                unplanned_inputs.error() == Error::MemoryAllocationFailed
+                    ? "method pool too small: raise method_pool=" : nullptr);
+  }
 
 #if RUNNER_BUNDLED
   // Every test case of the method: its inputs, num_executions runs, its outputs checked.
@@ -729,6 +790,8 @@ int corev_et_run() {
       Error status = executorch::bundled_program::load_bundled_input(
           *method, model_data, c);
       if (status != Error::Ok) return fail("load_bundled_input", status);
+      status = copy_shared_inputs(*method, *unplanned_inputs);
+      if (status != Error::Ok) return fail("copying the test case's inputs", status);
       status = relayout_bundled_inputs(
           *method, test_cases->Get(static_cast<flatbuffers::uoffset_t>(c)));
       if (status != Error::Ok) return fail("laying out the test case's inputs", status);

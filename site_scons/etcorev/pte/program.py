@@ -204,6 +204,11 @@ class ValueSpec:
     dim_order: Tuple[int, ...] = ()
     # A dynamic shape (exported with torch.export.Dim): shape is its upper bound.
     dynamic: bool = False
+    # Whether the program plans the tensor's memory (a method's inputs and outputs unless
+    # exported with MemoryPlanningPass(alloc_graph_input/alloc_graph_output=False): then
+    # the caller provides nbytes for it).
+    planned: bool = True
+    nbytes: int = 0
 
     def describe(self) -> str:
         if self.kind != "tensor":
@@ -563,12 +568,11 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
                                             f"but the method has {len(values)} values")
             tag, val = values[index].union("val")
             if tag == KT_TENSOR and val is not None:
-                code = val.scalar("scalar_type")
-                name = SCALAR_TYPES.get(code, (str(code), 0))[0]
-                out.append(ValueSpec("tensor", DTYPE_NAMES.get(name, name),
-                                     tuple(val.scalars("sizes") or ()),
-                                     tuple(val.scalars("dim_order") or ()),
-                                     dynamic=bool(val.scalar("shape_dynamism"))))
+                arg = _tensor_arg(val, index)
+                out.append(ValueSpec("tensor", DTYPE_NAMES.get(arg.dtype, arg.dtype),
+                                     arg.sizes, arg.dim_order,
+                                     dynamic=bool(val.scalar("shape_dynamism")),
+                                     planned=arg.memory is not None, nbytes=arg.nbytes))
             else:
                 out.append(ValueSpec(_KT_NAMES.get(tag, "other")))
         return out

@@ -53,8 +53,19 @@ def aligned(n):
 
 def method_pool_size(method):
     """The method allocator holds the method's values, tensors and instruction tables:
-    a bound from the program's counts, with room for the runtime's own tables."""
-    return aligned(2048 + 160 * method.num_values + 48 * method.num_instructions)
+    a bound from the program's counts, with room for the runtime's own tables; and the
+    memory of the inputs and outputs the program does not plan (the runner takes it from
+    this pool)."""
+    return aligned(2048 + 160 * method.num_values + 48 * method.num_instructions
+                   + unplanned_io_bytes(method))
+
+
+def unplanned_io_bytes(method):
+    """The bytes of the method's tensor inputs and outputs whose memory the program leaves
+    to the caller (MemoryPlanningPass(alloc_graph_input=False, ...)), each 16-byte
+    aligned."""
+    return sum(aligned(spec.nbytes) + ALIGN for spec in method.inputs + method.outputs
+               if spec.kind == "tensor" and not spec.planned)
 
 
 def temp_pool_size(method):

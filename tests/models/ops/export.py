@@ -171,6 +171,11 @@ MODELS = {
 }
 
 
+# ExecutorchBackendConfig of the models not exported with ExecuTorch's defaults: name ->
+# a function that makes it (other export scripts add theirs).
+BACKEND_CONFIGS = {}
+
+
 def _tensor_entry(tensor):
     return {
         "dtype": str(tensor.dtype).removeprefix("torch."),
@@ -195,7 +200,8 @@ def export_model(name):
     inputs = make_inputs()
     with torch.no_grad():
         expected = _flat(module(*inputs))
-    program = to_edge_transform_and_lower(torch.export.export(module, inputs)).to_executorch()
+    config = BACKEND_CONFIGS[name]() if name in BACKEND_CONFIGS else None
+    program = to_edge_transform_and_lower(torch.export.export(module, inputs)).to_executorch(config)
     return (bytes(program.buffer), [_tensor_entry(t) for t in inputs],
             [_tensor_entry(t) for t in expected])
 
