@@ -306,3 +306,19 @@ def test_random_garbage_with_identifier():
                     fn(bytes(data))
                 except PteError:
                     pass
+
+
+def test_inputs_and_outputs_say_whether_the_program_plans_their_memory():
+    """unplanned_io was exported with MemoryPlanningPass(alloc_graph_input=False,
+    alloc_graph_output=False): none of its tensors is planned, and the method pool the
+    runner is built with makes room for each (it takes their memory from that pool)."""
+    from etcorev.run.runner_config import method_pool_size, unplanned_io_bytes
+    method = read_pte(REPO_ROOT / "tests" / "models" / "memory" / "unplanned_io.pte").methods[0]
+    specs = method.inputs + method.outputs
+    assert [(s.planned, s.nbytes) for s in specs] == [
+        (False, 60), (False, 60), (False, 56), (False, 60), (False, 56), (False, 12)]
+    assert unplanned_io_bytes(method) == 6 * 16 + 64 + 64 + 64 + 64 + 64 + 16
+    add = read_pte(_model("add.pte")).methods[0]
+    assert all(s.planned and s.nbytes == 20 for s in add.inputs + add.outputs)
+    assert unplanned_io_bytes(add) == 0
+    assert method_pool_size(method) >= unplanned_io_bytes(method) + 2048
