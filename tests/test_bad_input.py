@@ -3,6 +3,7 @@ paragraph (or, for a program that fails, the program's own status), never a trac
 never a partial result. Each case names the key words its message must hold."""
 
 import json
+import math
 import re
 import os
 import shutil
@@ -810,26 +811,36 @@ def test_a_program_exported_with_the_xnnpack_partitioner_is_refused(tmp_path):
     assert_refused(result, "add_xnnpack.pte", "XnnpackBackend", build_dir=build)
 
 
-def test_inputs_smaller_than_a_dynamic_shapes_bound_name_the_bound(tmp_path):
-    """A program exported with torch.export.Dim plans its tensors at their upper bound and
-    the runner fills them as planned: inputs of another shape are refused, and the
-    message says the shape is dynamic and run at its bound (it read like a plain
-    mismatch); inputs at the bound run and give eager PyTorch's outputs."""
+def test_inputs_beyond_a_dynamic_shapes_bound_are_refused_and_smaller_ones_run(tmp_path):
+    """A program exported with torch.export.Dim plans its tensors at their upper bound.
+    Inputs beyond the bound (or of another rank) are refused, naming the bound and that
+    the shape is dynamic; inputs at or below it run (the runner resizes the planned
+    tensor, as Method::set_input does) and give eager PyTorch's outputs. Smaller inputs
+    were refused before."""
     model = export_program(
         tmp_path / "scale.pte",
         "class Model(torch.nn.Module):\n"
         "    def forward(self, x):\n"
-        "        return x * 3 - 1\n",
+        "        return x * 3 - 1, x.sum(dim=1)\n",
         "(torch.ones(2, 3),)", dynamic_shapes="{'x': {0: torch.export.Dim('b', max=4)}}")
     inputs = tmp_path / "scale.inputs.json"
-    inputs.write_text(json.dumps([{"dtype": "float32", "shape": [2, 3], "values": [1] * 6}]))
     build = tmp_path / "build"
-    result = scons("board=qemu", "model=%s" % model, build_dir=build)
-    assert_refused(result, "float32[2,3]", "float32[4,3]", "dynamic", "upper bound",
-                   build_dir=build)
-    values = [0.5 * i for i in range(12)]
-    inputs.write_text(json.dumps([{"dtype": "float32", "shape": [4, 3], "values": values}]))
-    result = scons("board=qemu", "model=%s" % model, "run", build_dir=build)
-    assert result.returncode == 0, result.stdout[-3000:]
-    printed = re.search(r"Output 0: float32\[4,3\] (\S+)", result.stdout).group(1)
-    assert [float(v) for v in printed.split(",")] == [v * 3 - 1 for v in values]
+    for shape in ([5, 3], [2, 4], [6]):
+        inputs.write_text(json.dumps([{"dtype": "float32", "shape": shape,
+                                       "values": [1] * math.prod(shape)}]))
+        result = scons("board=qemu", "model=%s" % model, build_dir=build)
+        assert_refused(result, "float32[%s]" % ",".join(map(str, shape)), "float32[4,3]",
+                       "dynamic", build_dir=build)
+    for rows in (4, 2, 1):
+        values = [0.5 * i - 2 for i in range(3 * rows)]
+        inputs.write_text(json.dumps([{"dtype": "float32", "shape": [rows, 3],
+                                       "values": values}]))
+        result = scons("board=qemu", "model=%s" % model, "run", build_dir=build)
+        assert result.returncode == 0, result.stdout[-3000:]
+        printed = re.search(r"Output 0: float32\[%d,3\] (\S+)" % rows, result.stdout)
+        assert printed, result.stdout[-3000:]
+        assert [float(v) for v in printed.group(1).split(",")] == [v * 3 - 1 for v in values]
+        sums = re.search(r"Output 1: float32\[%d\] (\S+)" % rows, result.stdout)
+        assert sums, result.stdout[-3000:]
+        assert [float(v) for v in sums.group(1).split(",")] == [
+            sum(values[3 * r:3 * r + 3]) for r in range(rows)]

@@ -336,6 +336,16 @@ Error prepare_inputs(Method& method) {
       return Error::InvalidArgument;
     }
     if (i < model::num_inputs) {
+      // A dynamic shape is planned at its bound; the given input may be smaller.
+      const executorch::aten::ArrayRef<int32_t> sizes(model::inputs[i].sizes,
+                                                      model::inputs[i].dim);
+      if (!(sizes == tensor.sizes())) {
+        const Error resized = executorch::runtime::resize_tensor(tensor, sizes);
+        if (resized != Error::Ok) {
+          board_puts("Error: input shape\n");  // the build checked them: a new model?
+          return resized;
+        }
+      }
       if (model::inputs[i].size != tensor.nbytes()) {
         board_puts("Error: input size\n");  // the build checked them: a new model?
         return Error::InvalidArgument;

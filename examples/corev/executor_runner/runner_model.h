@@ -22,6 +22,8 @@ namespace runner_model {
 struct Input {
   const uint8_t* data;
   size_t size;
+  const int32_t* sizes;  // its shape (a dynamic one's, at most the planned bound)
+  size_t dim;
 };
 
 // Static memory; the pools are in .noinit, so startup spends no cycles clearing them.

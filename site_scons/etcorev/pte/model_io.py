@@ -34,6 +34,24 @@ class Tensor:
     atol: Optional[float] = None
 
 
+@dataclass
+class InputArray:
+    """An input as the runner gets it: its bytes in the tensor's dim order, and its sizes
+    (for a dynamic shape, at most the bound the program plans; the runner resizes the
+    tensor to them)."""
+    data: bytes
+    sizes: List[int]
+
+
+def fits_shape(shape, spec) -> bool:
+    """Whether a tensor of this shape is one the program's value (pte.ValueSpec) takes: its
+    own shape, or for a dynamic shape the same rank with each size at most the bound."""
+    if list(shape) == list(spec.shape):
+        return True
+    return (spec.dynamic and len(shape) == len(spec.shape)
+            and all(0 <= size <= bound for size, bound in zip(shape, spec.shape)))
+
+
 def read_tensors(path: str, key: str, variable: str) -> List[Tensor]:
     """The tensors of a JSON file (key: "inputs" or "outputs", for the object form;
     variable: the construction variable that named it, for errors)."""
@@ -73,9 +91,9 @@ def read_tensors(path: str, key: str, variable: str) -> List[Tensor]:
     return tensors
 
 
-def check_inputs(tensors: List[Tensor], specs, path: str, model: str) -> List[bytes]:
-    """The inputs as raw little-endian bytes, after checking count, dtype and shape of
-    each against the program's inputs (pte.ValueSpec list)."""
+def check_inputs(tensors: List[Tensor], specs, path: str, model: str) -> List[InputArray]:
+    """The inputs as raw little-endian bytes with their sizes, after checking count, dtype
+    and shape of each against the program's inputs (pte.ValueSpec list)."""
     expected = "; ".join("input %d: %s" % (i, s.describe()) for i, s in enumerate(specs))
     if len(tensors) != len(specs):
         raise BuildSetupError(
@@ -86,10 +104,9 @@ def check_inputs(tensors: List[Tensor], specs, path: str, model: str) -> List[by
         if spec.kind != "tensor":
             raise BuildSetupError("Input %d of %s is a %s, not a tensor: the runner only sets "
                                   "tensor inputs." % (i, model, spec.kind))
-        if tensor.dtype != spec.dtype or list(tensor.shape) != list(spec.shape):
-            # The runner fills the planned tensor as it is; it does not resize one.
-            bound = (" Its shape is dynamic, and this firmware runs it at its upper bound: "
-                     "give inputs of that shape." if spec.dynamic else "")
+        if tensor.dtype != spec.dtype or not fits_shape(tensor.shape, spec):
+            bound = (" Its shape is dynamic, up to that one: the same number of dimensions, "
+                     "each at most its size there." if spec.dynamic else "")
             raise BuildSetupError(
                 "Input %d in '%s' is %s[%s], but %s expects %s (%s).%s"
                 % (i, path, tensor.dtype, ",".join(map(str, tensor.shape)), model,
@@ -98,9 +115,10 @@ def check_inputs(tensors: List[Tensor], specs, path: str, model: str) -> List[by
         if fmt is None:
             raise BuildSetupError("Input %d of %s is %s, which the inputs file cannot give "
                                   "(supported: %s)." % (i, model, tensor.dtype, ", ".join(PACK_FORMATS)))
-        values = in_dim_order(tensor.values, spec.shape, spec.dim_order)
+        values = in_dim_order(tensor.values, tensor.shape, spec.dim_order)
         try:
-            arrays.append(b"".join(struct.pack(fmt, v) for v in values))
+            arrays.append(InputArray(b"".join(struct.pack(fmt, v) for v in values),
+                                     list(tensor.shape)))
         except (struct.error, OverflowError) as error:     # 1e39 for a float32: Overflow
             raise BuildSetupError("Input %d in '%s': a value does not fit %s (%s)."
                                   % (i, path, tensor.dtype, error))
@@ -142,7 +160,7 @@ def check_expected(tensors: List[Tensor], specs, path: str, model: str) -> None:
                        len(specs), described))
     for i, (tensor, spec) in enumerate(zip(tensors, specs)):
         if spec.kind == "tensor" and spec.dtype and spec.shape and (
-                tensor.dtype != spec.dtype or list(tensor.shape) != list(spec.shape)):
+                tensor.dtype != spec.dtype or not fits_shape(tensor.shape, spec)):
             raise BuildSetupError(
                 "Output %d in '%s' ($MODEL_EXPECTED) is %s[%s], but %s gives %s (%s)."
                 % (i, path, tensor.dtype, ",".join(map(str, tensor.shape)), model,

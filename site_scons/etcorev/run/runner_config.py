@@ -145,11 +145,15 @@ def header_lines(program, model_file, env, inputs=()):
         lines += ["#define RUNNER_RTOL %r" % float(env.get("RUN_RTOL", 1e-5)),
                   "#define RUNNER_ATOL %r" % float(env.get("RUN_ATOL", 1e-6))]
     if inputs:
-        for i, data in enumerate(inputs):
+        # model_io.InputArray: the bytes, and the sizes the runner resizes the tensor to
+        for i, given in enumerate(inputs):
             lines.append("alignas(16) static const uint8_t runner_input_%d[] = {%s};"
-                         % (i, ",".join(str(b) for b in data)))
+                         % (i, ",".join(str(b) for b in given.data)))
+            lines.append("static const int32_t runner_input_sizes_%d[] = {%s};"
+                         % (i, ",".join(str(d) for d in given.sizes) or "0"))
         lines.append("#define RUNNER_INPUTS %s" % ", ".join(
-            "{runner_input_%d, %d}" % (i, len(data)) for i, data in enumerate(inputs)))
+            "{runner_input_%d, %d, runner_input_sizes_%d, %d}"
+            % (i, len(given.data), i, len(given.sizes)) for i, given in enumerate(inputs)))
     return lines
 
 
