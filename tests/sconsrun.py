@@ -59,27 +59,29 @@ SCONS_LOCATION = re.compile(r'^File ".*", line \d+, in \S+$')
 
 
 def export_program(pte, model_source, example_inputs, *, dynamic_shapes="None",
-                   partitioner="", needs="executorch.exir"):
+                   partitioner="", config="None", needs="executorch.exir"):
     """Export a module as ExecuTorch's docs do (torch.export.export, then
     to_edge_transform_and_lower(...).to_executorch()) to the file pte, in a separate Python
     (torch stays out of the test process). model_source defines `class Model`;
-    example_inputs, dynamic_shapes and partitioner are Python expressions (a partitioner
-    with its import first, as "import ...; Partitioner()"). Skips without the export extra
-    (or without the module needs names)."""
+    example_inputs, dynamic_shapes, partitioner and config (to_executorch's
+    ExecutorchBackendConfig) are Python expressions (the latter two with their import
+    first, as "import ...; Partitioner()"). Skips without the export extra (or without the
+    module needs names)."""
     import pytest
     pytest.importorskip(needs, reason="the executorch Python package is not installed "
                                       "(it is the `export` extra: ./setup.sh --export)")
     import_line, _, partitioner = partitioner.rpartition(";")
+    config_import, _, config = config.rpartition(";")
     script = Path(pte).with_suffix(".export.py")
     script.write_text(
         "import sys, torch\n"
         "from executorch.exir import to_edge_transform_and_lower\n"
-        "%s\n%s\n"
+        "%s\n%s\n%s\n"
         "ep = torch.export.export(Model(), %s, dynamic_shapes=%s)\n"
         "lowered = to_edge_transform_and_lower(ep, partitioner=[%s])\n"
-        "open(sys.argv[1], 'wb').write(lowered.to_executorch().buffer)\n"
-        % (import_line.strip(), model_source, example_inputs, dynamic_shapes,
-           partitioner.strip()))
+        "open(sys.argv[1], 'wb').write(lowered.to_executorch(%s).buffer)\n"
+        % (import_line.strip(), config_import.strip(), model_source, example_inputs,
+           dynamic_shapes, partitioner.strip(), config.strip()))
     subprocess.run([sys.executable, str(script), str(pte)], check=True, capture_output=True)
     return Path(pte)
 

@@ -844,3 +844,25 @@ def test_inputs_beyond_a_dynamic_shapes_bound_are_refused_and_smaller_ones_run(t
         assert sums, result.stdout[-3000:]
         assert [float(v) for v in sums.group(1).split(",")] == [
             sum(values[3 * r:3 * r + 3]) for r in range(rows)]
+
+
+def test_a_program_with_its_weights_in_a_ptd_file_is_refused(tmp_path):
+    """ExecutorchBackendConfig(external_constants=True) moves the weights into a .ptd file
+    beside the .pte. The firmware embeds the .pte alone: such a program built, then failed
+    on the target with load_method's InvalidState (0x02). It is refused before compiling,
+    naming the tensors and the export option."""
+    model = export_program(
+        tmp_path / "linear.pte",
+        "class Model(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = torch.nn.Linear(4, 3)\n"
+        "    def forward(self, x):\n"
+        "        return self.fc(x)\n",
+        "(torch.ones(2, 4),)",
+        config="from executorch.exir import ExecutorchBackendConfig; "
+               "ExecutorchBackendConfig(external_constants=True)")
+    build = tmp_path / "build"
+    result = scons("board=qemu", "model=%s" % model, build_dir=build)
+    assert_refused(result, "linear.pte", "fc.weight", "fc.bias", ".ptd",
+                   "external_constants", build_dir=build)

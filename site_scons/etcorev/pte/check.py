@@ -15,8 +15,8 @@ from typing import List, Optional, Tuple
 from etcorev.pte.flatbuf import Reader, Table
 from etcorev.pte.program import (
     IA_DELEGATE_CALL, IA_FREE_CALL, IA_JUMP_FALSE_CALL, IA_KERNEL_CALL, IA_MOVE_CALL,
-    KT_OPTIONAL_TENSOR_LIST, KT_TENSOR, KT_TENSOR_LIST, SCALAR_TYPES, Method, Program,
-    PteError)
+    KT_OPTIONAL_TENSOR_LIST, KT_TENSOR, KT_TENSOR_LIST, SCALAR_TYPES, TENSOR_DATA_EXTERNAL,
+    Method, Program, PteError)
 
 __all__ = ["check_program", "TENSOR_DIMENSION_LIMIT"]
 
@@ -257,7 +257,7 @@ class _Validator:
             nbytes *= s
         alloc = t.table("allocation_info")
         extra = t.table("extra_tensor_info")
-        external = extra is not None and extra.scalar("location") == 1
+        external = extra is not None and extra.scalar("location") == TENSOR_DATA_EXTERNAL
         if external and extra.string("fully_qualified_name") is None:
             raise self.fail(f"{what}: external tensor has no fully qualified name")
         data_idx = t.scalar("data_buffer_idx")

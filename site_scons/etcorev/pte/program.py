@@ -145,6 +145,8 @@ IA_DELEGATE_CALL = 2
 IA_MOVE_CALL = 3
 IA_JUMP_FALSE_CALL = 4
 IA_FREE_CALL = 5
+# ExtraTensorInfo.location: TensorDataLocation.EXTERNAL (the data is in a .ptd file)
+TENSOR_DATA_EXTERNAL = 1
 
 _SCHEMA = flatbuf.Schema(_TABLES, _UNIONS)
 
@@ -261,6 +263,9 @@ class Method:
         default_factory=list)
     # The same calls with every argument's value (KernelCall).
     calls: List[KernelCall] = field(default_factory=list)
+    # The fully qualified names of the tensors whose data is outside the program (in a
+    # .ptd file: exported with ExecutorchBackendConfig(external_constants=True)).
+    external_data: List[str] = field(default_factory=list)
 
     @property
     def planned_buffer_sizes(self) -> List[int]:
@@ -577,6 +582,13 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
                 out.append(ValueSpec(_KT_NAMES.get(tag, "other")))
         return out
 
+    external_data = []
+    for index in range(len(values)):
+        tag, val = values[index].union("val")
+        extra = val.table("extra_tensor_info") if tag == KT_TENSOR and val is not None else None
+        if extra is not None and extra.scalar("location") == TENSOR_DATA_EXTERNAL:
+            external_data.append(extra.string("fully_qualified_name") or "")
+
     delegates = []
     delegate_tables = plan.tables("delegates")
     for d in delegate_tables if delegate_tables is not None else ():
@@ -596,6 +608,7 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
         outputs=specs("outputs"),
         kernel_calls=kernel_calls,
         calls=calls,
+        external_data=external_data,
     )
 
 

@@ -115,6 +115,7 @@ def load_program(model: Model, region, placement, board):
         raise BuildSetupError("The model '%s' is corrupt or incomplete: its method '%s' has "
                               "no outputs." % (model.path, model.program.methods[0].name))
     _check_delegates(model)
+    _check_external_data(model)
     if model.program.is_bundled:
         _check_bundle(model)
     return model.program
@@ -134,6 +135,24 @@ def _check_delegates(model: Model):
             "(to_edge_transform_and_lower(...) without partitioner=, or for int8 networks "
             "the Cortex-M flow of the README)."
             % (model.path, method.name, " and ".join(missing), ", ".join(FIRMWARE_BACKENDS)))
+
+
+def _check_external_data(model: Model):
+    """A program exported with ExecutorchBackendConfig(external_constants=True) keeps its
+    weights in a .ptd file beside it; the firmware links one program and no data map, so
+    load_method would fail on the target with InvalidState (0x02). Say it before
+    compiling."""
+    method = model.program.methods[0]
+    if method.external_data:
+        names = method.external_data
+        raise BuildSetupError(
+            "The model '%s' keeps the data of %d tensor%s (%s) outside the program, in a "
+            ".ptd file (exported with ExecutorchBackendConfig(external_constants=True)); "
+            "this firmware embeds the .pte alone, so loading its method '%s' would fail on "
+            "the target. Export it without external_constants (the weights then travel "
+            "inside the .pte)."
+            % (model.path, len(names), "" if len(names) == 1 else "s",
+               ", ".join(names[:3]) + (", ..." if len(names) > 3 else ""), method.name))
 
 
 def _check_bundle(model: Model):
