@@ -7,6 +7,7 @@ the same files, byte for byte."""
 import filecmp
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -169,3 +170,30 @@ def test_cut_schemas_generate_what_the_whole_file_generates(library, et_root, tm
                                                shallow=False)
     assert (mismatch, errors) == ([], []), library
     assert len(cut.read_text()) < len((aten_dir / "native_functions.yaml").read_text()) / 3
+
+
+def test_half_and_bfloat16_selections_also_select_their_float_compute_type(et_root, tmp_path):
+    """ExecuTorch's gen_selected_op_variants selects the dtypes of a program's kernel keys;
+    its portable elementwise kernels switch again on the compute type, float for float16
+    and bfloat16, under the same operator name. The header the build writes selects Float
+    beside them (a float16 add.out aborted with "Unhandled dtype"), and nothing else."""
+    import yaml
+    oplist = tmp_path / "selected_operators.yaml"
+    oplist.write_text(yaml.safe_dump({"et_kernel_metadata": {
+        "aten::add.out": ["v1/5;0,1|5;0,1|5;0,1"],
+        "aten::mul.out": ["v1/15;0,1|15;0,1|15;0,1"],
+        "aten::sub.out": ["v1/3;0,1|3;0,1|3;0,1"],
+        "aten::div.out": ["v1/6;0,1|5;0,1|6;0,1"]}}))
+    env = {"ET_ROOT": str(et_root)}
+    header = tmp_path / "selected_op_variants.h"
+
+    class Node:
+        def __init__(self, path):
+            self.abspath = str(path)
+    codegen_tool._gen_op_variants([Node(header)], [Node(oplist)], env)
+    text = header.read_text()
+    conditions = dict(re.findall(r'__builtin_strcmp\(operator_name, "([\w.]+)"\) == 0\)\s*'
+                                 r'&& \(([^()]*)\)', text))
+    names = {op: sorted(re.findall(r"ScalarType::(\w+)", c)) for op, c in conditions.items()}
+    assert names == {"add.out": ["Float", "Half"], "mul.out": ["BFloat16", "Float"],
+                     "sub.out": ["Int"], "div.out": ["Float", "Half"]}

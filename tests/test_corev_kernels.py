@@ -44,6 +44,8 @@ OPERATORS = {
                  "quantized_decomposed::dequantize_per_tensor.out"},
     "relu": {"aten::relu.out"},
     "softmax": {"aten::_softmax.out"},
+    "half": {"aten::add.out", "aten::mul.out", "aten::relu.out"},
+    "bfloat16": {"aten::add.out", "aten::mul.out", "aten::relu.out"},
 }
 
 pytestmark = [

@@ -252,6 +252,26 @@ def foldable_op_variants(text):
             .replace(_INLINE_DEFINITION, "__attribute__((always_inline)) " + _INLINE_DEFINITION))
 
 
+# An operator's dtype condition in selected_op_variants.h: `&& (scalar_type == ... || ...)`.
+_DTYPE_CHECKS = re.compile(r"&& \((scalar_type == [^()]*)\)")
+_SCALAR_TYPE = "scalar_type == executorch::aten::ScalarType::"
+
+
+def with_compute_types(text):
+    """selected_op_variants.h with Float selected wherever Half or BFloat16 is: the
+    portable elementwise kernels compute those in float (get_compute_type in
+    elementwise_util.h) and switch on the compute type under the same operator name, so a
+    float16 program's add.out aborted with "Unhandled dtype Float" when only the dtypes
+    of its kernel keys were selected."""
+    def widen(match):
+        checks = match.group(1)
+        if (_SCALAR_TYPE + "Half" in checks or _SCALAR_TYPE + "BFloat16" in checks) \
+                and _SCALAR_TYPE + "Float" not in checks.replace("Float8", ""):
+            checks += " || " + _SCALAR_TYPE + "Float"
+        return "&& (%s)" % checks
+    return _DTYPE_CHECKS.sub(widen, text)
+
+
 def _gen_op_variants(target, source, env):
     run_codegen(env, target, "codegen.tools.gen_selected_op_variants",
                 ["--yaml-file=" + source[0].abspath,
@@ -259,7 +279,7 @@ def _gen_op_variants(target, source, env):
     with open(target[0].abspath) as f:
         text = f.read()
     with open(target[0].abspath, "w") as f:
-        f.write(foldable_op_variants(text))
+        f.write(foldable_op_variants(with_compute_types(text)))
 
 
 def generate(env):

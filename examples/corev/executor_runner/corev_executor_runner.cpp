@@ -162,11 +162,42 @@ void print_float(float value) {
 }
 
 #if !RUNNER_BUNDLED
+// The float a float16 (IEEE half) or bfloat16 element stands for, from its bits alone
+// (exact: every such value is a float).
+float half_as_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu, bits = sign;
+  if (exponent == 0x1fu) {
+    bits |= 0x7f800000u | mantissa << 13;               // infinity, NaN
+  } else if (exponent != 0) {
+    bits |= (exponent + 112) << 23 | mantissa << 13;    // rebias 15 -> 127
+  } else if (mantissa != 0) {                           // subnormal: normalise
+    exponent = 113;
+    while (!(mantissa & 0x400u)) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    bits |= exponent << 23 | (mantissa & 0x3ffu) << 13;
+  }
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+float bfloat16_as_float(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
 // Outputs are printed (a bundled program's are checked on the target instead).
 const char* dtype_name(ScalarType type) {
   switch (type) {
     case ScalarType::Float: return "float32";
     case ScalarType::Double: return "float64";
+    case ScalarType::Half: return "float16";
+    case ScalarType::BFloat16: return "bfloat16";
     case ScalarType::Int: return "int32";
     case ScalarType::Long: return "int64";
     case ScalarType::Short: return "int16";
@@ -181,6 +212,12 @@ inline __attribute__((always_inline)) void print_element(const Tensor& tensor, s
   switch (tensor.scalar_type()) {
     case ScalarType::Float: print_float(tensor.const_data_ptr<float>()[i]); break;
     case ScalarType::Double: print_float(static_cast<float>(tensor.const_data_ptr<double>()[i])); break;
+    case ScalarType::Half:
+      print_float(half_as_float(static_cast<const uint16_t*>(tensor.const_data_ptr())[i]));
+      break;
+    case ScalarType::BFloat16:
+      print_float(bfloat16_as_float(static_cast<const uint16_t*>(tensor.const_data_ptr())[i]));
+      break;
     case ScalarType::Int: print_i64(tensor.const_data_ptr<int32_t>()[i]); break;
     case ScalarType::Long: print_i64(tensor.const_data_ptr<int64_t>()[i]); break;
     case ScalarType::Short: print_i64(tensor.const_data_ptr<int16_t>()[i]); break;
@@ -320,9 +357,9 @@ Result<void**> give_unplanned_io_memory(Method& method, const MethodMeta& meta,
 // Inputs: the method's planned input tensors are filled in place, with all ones or
 // with the values given to the build (runner_model.h).
 template <typename T>
-void fill_ones(void* data, size_t count) {
+void fill_ones(void* data, size_t count, T one = static_cast<T>(1)) {
   T* typed = static_cast<T*>(data);
-  for (size_t i = 0; i < count; ++i) typed[i] = static_cast<T>(1);
+  for (size_t i = 0; i < count; ++i) typed[i] = one;
 }
 
 Error prepare_inputs(Method& method) {
@@ -357,6 +394,8 @@ Error prepare_inputs(Method& method) {
     switch (tensor.scalar_type()) {
       case ScalarType::Float: fill_ones<float>(data, count); break;
       case ScalarType::Double: fill_ones<double>(data, count); break;
+      case ScalarType::Half: fill_ones<uint16_t>(data, count, 0x3c00); break;      // 1.0
+      case ScalarType::BFloat16: fill_ones<uint16_t>(data, count, 0x3f80); break;  // 1.0
       case ScalarType::Int: fill_ones<int32_t>(data, count); break;
       case ScalarType::Long: fill_ones<int64_t>(data, count); break;
       case ScalarType::Short: fill_ones<int16_t>(data, count); break;

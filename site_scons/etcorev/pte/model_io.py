@@ -19,8 +19,9 @@ from typing import List, Optional
 
 from etcorev.errors import BuildSetupError
 
-PACK_FORMATS = {"float32": "<f", "float64": "<d", "int32": "<i", "int64": "<q",
-                "int16": "<h", "int8": "<b", "uint8": "<B", "bool": "<?"}
+PACK_FORMATS = {"float32": "<f", "float64": "<d", "float16": "<e", "bfloat16": "bf16",
+                "int32": "<i", "int64": "<q", "int16": "<h", "int8": "<b", "uint8": "<B",
+                "bool": "<?"}
 OUTPUT_LINE = re.compile(r"^Output (\d+): (\w+)(?:\[([\d,]*)\])? ?(.*)$", re.M)
 
 
@@ -117,12 +118,26 @@ def check_inputs(tensors: List[Tensor], specs, path: str, model: str) -> List[In
                                   "(supported: %s)." % (i, model, tensor.dtype, ", ".join(PACK_FORMATS)))
         values = in_dim_order(tensor.values, tensor.shape, spec.dim_order)
         try:
-            arrays.append(InputArray(b"".join(struct.pack(fmt, v) for v in values),
+            arrays.append(InputArray(b"".join(pack_value(fmt, v) for v in values),
                                      list(tensor.shape)))
         except (struct.error, OverflowError) as error:     # 1e39 for a float32: Overflow
             raise BuildSetupError("Input %d in '%s': a value does not fit %s (%s)."
                                   % (i, path, tensor.dtype, error))
     return arrays
+
+
+def pack_value(fmt: str, value) -> bytes:
+    """One element's bytes (PACK_FORMATS); bfloat16 is float32's upper half, rounded to
+    nearest even as PyTorch converts it."""
+    if fmt != "bf16":
+        return struct.pack(fmt, value)
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    if math.isnan(value):
+        return struct.pack("<H", 0x7fc0 | (bits >> 16 & 0x8000))
+    bits += 0x7fff + (bits >> 16 & 1)
+    if bits >> 16 & 0x7fff == 0x7f80 and not math.isinf(value):
+        raise OverflowError("%r is beyond bfloat16's range" % value)
+    return struct.pack("<H", bits >> 16 & 0xffff)
 
 
 def in_dim_order(values, shape, dim_order):

@@ -146,6 +146,16 @@ class Quantize(torch.nn.Module):
                 u8, ops.dequantize_per_tensor(u8, 0.0625, 100, 0, 255, torch.uint8))
 
 
+class HalfArith(torch.nn.Module):
+    """add.out, mul.out, relu.out and sub.out on float16 or bfloat16 tensors (the CORE-V
+    kernels take float32 only: each falls back to the portable kernel), with a row
+    broadcast and alpha = 2. Each element is computed in float and rounded once, on the
+    target as in eager PyTorch."""
+
+    def forward(self, x, y, b):
+        return x + y, b * x, torch.relu(x - y), torch.add(x, y, alpha=2)
+
+
 def _relu_input():
     x = _rand(3, 5, 7)
     x.view(-1)[::6] = 0.0
@@ -168,6 +178,9 @@ MODELS = {
     "mul": (Mul, lambda: (_rand(3, 5), _rand(3, 5), _rand(5), _rand(2, 1, 4), _rand(3, 1),
                           _rand(1))),
     "quantize": (Quantize, lambda: (_rand(2, 33, scale=6.0),)),
+    "half": (HalfArith, lambda: tuple(t.half() for t in (_rand(3, 5), _rand(3, 5), _rand(5)))),
+    "bfloat16": (HalfArith, lambda: tuple(t.bfloat16()
+                                          for t in (_rand(3, 5), _rand(3, 5), _rand(5)))),
 }
 
 
