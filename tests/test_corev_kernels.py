@@ -187,7 +187,7 @@ def test_outputs_match_eager(isa, library, set_runs):
             assert (got.dtype, got.shape) == (want["dtype"], want["shape"]), (name, i)
             for j, (g, e) in enumerate(zip(got.values, want["values"])):
                 ok = math.isclose(g, e, rel_tol=1e-5, abs_tol=1e-6) \
-                    if want["dtype"].startswith("float") else g == e
+                    if want["dtype"].startswith(("float", "bfloat")) else g == e
                 assert ok, "%s (%s, %s) output %d[%d]: got %r, expected %r" % (
                     name, isa, library, i, j, g, e)
 
