@@ -4,8 +4,9 @@
  * output row m, column n at dst[m * rhs_rows + n]; row_address_offset unused.
  *
  * Callers (C paths): the 1x1 convolutions, arm_convolve_1x1_s8_fast (stride 1, all rows
- * at once) and arm_convolve_1x1_s8 (stride 2: one output row per call, lhs_cols_offset
- * skipping pixels).
+ * at once) and arm_convolve_1x1_s8 (strided: ours, arm_convolve_1x1_s8.c, calls
+ * cv_mat_mult_lines once for all output pixels, where CMSIS-NN's called this once per
+ * output line and so prepared the filter sums and output stage again for each line).
  *
  * Why faster: the C path computes 2 rows x 2 columns at a time (4 byte loads per 4 MACs)
  * with a loop per pair of columns over the filter sums. Here 4 LHS rows are copied into
@@ -62,23 +63,44 @@ static void cv_mm_direct(const int8_t *lhs,
     }
 }
 
-arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
-                                            const int8_t *rhs,
-                                            const int32_t *bias,
-                                            int8_t *dst,
-                                            const int32_t *dst_multipliers,
-                                            const int32_t *dst_shifts,
-                                            const int32_t lhs_rows,
-                                            const int32_t rhs_rows,
-                                            const int32_t rhs_cols,
-                                            const int32_t lhs_offset,
-                                            const int32_t dst_offset,
-                                            const int32_t activation_min,
-                                            const int32_t activation_max,
-                                            const int32_t row_address_offset,
-                                            const int32_t lhs_cols_offset)
+/* The LHS rows of a call: row m at line (m / per_line) * line_step + (m % per_line) * step
+   bytes from lhs (the rows of a 1x1 convolution's output pixels, strided). */
+typedef struct
 {
-    (void)row_address_offset;
+    const int8_t *row, *line;
+    int32_t col, per_line, step, line_step;
+} cv_rows;
+
+CV_INLINE const int8_t *cv_rows_next(cv_rows *c)
+{
+    const int8_t *row = c->row;
+    c->row += c->step;
+    if (++c->col == c->per_line)
+    {
+        c->col = 0;
+        c->line += c->line_step;
+        c->row = c->line;
+    }
+    return row;
+}
+
+arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
+                                      int32_t lhs_rows,
+                                      int32_t per_line,
+                                      int32_t step,
+                                      int32_t line_step,
+                                      const int8_t *rhs,
+                                      const int32_t *bias,
+                                      int8_t *dst,
+                                      const int32_t *dst_multipliers,
+                                      const int32_t *dst_shifts,
+                                      const int32_t rhs_rows,
+                                      const int32_t rhs_cols,
+                                      const int32_t lhs_offset,
+                                      const int32_t dst_offset,
+                                      const int32_t activation_min,
+                                      const int32_t activation_max)
+{
     const int32_t K = rhs_cols;
     const cv_out_params o = {rhs_rows, dst_offset, activation_min, activation_max};
     int32_t init[CV_MM_NBLK];
@@ -102,17 +124,21 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
                 ? rq_words
                 : NULL;
 #endif
+        cv_rows rows_at = {lhs, lhs, 0, per_line, step, line_step};
 
         if (K > CV_MM_KMAX)
         {
-            cv_mm_direct(lhs, w, dst + nb, init, dst_multipliers + nb, dst_shifts + nb, lhs_rows, count, K,
-                         lhs_cols_offset, &o);
+            int8_t *out = dst + nb;
+            for (int32_t m = 0; m < lhs_rows; m++, out += rhs_rows)
+            {
+                cv_mm_direct(cv_rows_next(&rows_at), w, out, init, dst_multipliers + nb, dst_shifts + nb, 1, count,
+                             K, 0, &o);
+            }
             continue;
         }
 
         int8_t panel[4 * CV_MM_KMAX] __attribute__((aligned(4)));
         cv_panel_zero_tail(panel, K);
-        const int8_t *row = lhs;
         int8_t *out = dst + nb;
         for (int32_t m = 0; m < lhs_rows; m += 4)
         {
@@ -128,8 +154,9 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
                 /* the last 1 to 3 rows one at a time (fully connected kernels), where the
                    panel kernels would compute 4 */
                 int32_t acc[CV_MM_NBLK];
-                for (int32_t r = 0; r < rows; r++, row += lhs_cols_offset, out += rhs_rows)
+                for (int32_t r = 0; r < rows; r++, out += rhs_rows)
                 {
+                    const int8_t *row = cv_rows_next(&rows_at);
 #if COREV_XCV
                     cv_xrow_dots(row, K, w, count, init, acc);
 #else
@@ -145,8 +172,7 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
             }
             for (int32_t r = 0; r < rows; r++)
             {
-                cv_panel_put(panel, r, 0, row, K);
-                row += lhs_cols_offset;
+                cv_panel_put(panel, r, 0, cv_rows_next(&rows_at), K);
             }
 #if COREV_XCV
             cv_xpanel_gemm(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, rq, out, &o);
@@ -157,4 +183,25 @@ arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
         }
     }
     return ARM_CMSIS_NN_SUCCESS;
+}
+
+arm_cmsis_nn_status arm_nn_mat_mult_nt_t_s8(const int8_t *lhs,
+                                            const int8_t *rhs,
+                                            const int32_t *bias,
+                                            int8_t *dst,
+                                            const int32_t *dst_multipliers,
+                                            const int32_t *dst_shifts,
+                                            const int32_t lhs_rows,
+                                            const int32_t rhs_rows,
+                                            const int32_t rhs_cols,
+                                            const int32_t lhs_offset,
+                                            const int32_t dst_offset,
+                                            const int32_t activation_min,
+                                            const int32_t activation_max,
+                                            const int32_t row_address_offset,
+                                            const int32_t lhs_cols_offset)
+{
+    (void)row_address_offset;
+    return cv_mat_mult_lines(lhs, lhs_rows, lhs_rows, lhs_cols_offset, 0, rhs, bias, dst, dst_multipliers,
+                             dst_shifts, rhs_rows, rhs_cols, lhs_offset, dst_offset, activation_min, activation_max);
 }

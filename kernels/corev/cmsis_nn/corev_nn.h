@@ -277,6 +277,26 @@ typedef struct
     int32_t act_max;
 } cv_out_params;
 
+/* arm_nn_mat_mult_nt_t_s8 (arm_nn_mat_mult_nt_t_s8.c) over LHS rows at lhs + (m / per_line)
+   * line_step + (m % per_line) * step: one call for all output pixels of a strided 1x1
+   convolution (arm_convolve_1x1_s8.c). */
+arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
+                                      int32_t lhs_rows,
+                                      int32_t per_line,
+                                      int32_t step,
+                                      int32_t line_step,
+                                      const int8_t *rhs,
+                                      const int32_t *bias,
+                                      int8_t *dst,
+                                      const int32_t *dst_multipliers,
+                                      const int32_t *dst_shifts,
+                                      int32_t rhs_rows,
+                                      int32_t rhs_cols,
+                                      int32_t lhs_offset,
+                                      int32_t dst_offset,
+                                      int32_t activation_min,
+                                      int32_t activation_max);
+
 /*
  * The outputs of a tile: acc[4 * j + r] is row r (< rows) of channel j (< nch), stored at
  * dst[r * dst_stride + j]. One call per tile; each channel's parameters are prepared
