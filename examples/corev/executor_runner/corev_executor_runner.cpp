@@ -22,7 +22,6 @@
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/hierarchical_allocator.h>
-#include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/executor/memory_manager.h>
 #include <executorch/runtime/executor/method.h>
@@ -39,6 +38,7 @@
 
 #include <executorch/devtools/bundled_program/bundled_program.h>
 #include <executorch/devtools/bundled_program/schema/bundled_program_schema_generated.h>
+#include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #endif
 
 using executorch::aten::ScalarType;
@@ -191,6 +191,11 @@ float bfloat16_as_float(uint16_t b) {
   return value;
 }
 
+// Out of line: print_element is inlined twice, and these dtypes are rare on the target.
+__attribute__((noinline)) void print_16bit_float(uint16_t bits, bool brain) {
+  print_float(brain ? bfloat16_as_float(bits) : half_as_float(bits));
+}
+
 // Outputs are printed (a bundled program's are checked on the target instead).
 const char* dtype_name(ScalarType type) {
   switch (type) {
@@ -213,10 +218,9 @@ inline __attribute__((always_inline)) void print_element(const Tensor& tensor, s
     case ScalarType::Float: print_float(tensor.const_data_ptr<float>()[i]); break;
     case ScalarType::Double: print_float(static_cast<float>(tensor.const_data_ptr<double>()[i])); break;
     case ScalarType::Half:
-      print_float(half_as_float(static_cast<const uint16_t*>(tensor.const_data_ptr())[i]));
-      break;
     case ScalarType::BFloat16:
-      print_float(bfloat16_as_float(static_cast<const uint16_t*>(tensor.const_data_ptr())[i]));
+      print_16bit_float(static_cast<const uint16_t*>(tensor.const_data_ptr())[i],
+                        tensor.scalar_type() == ScalarType::BFloat16);
       break;
     case ScalarType::Int: print_i64(tensor.const_data_ptr<int32_t>()[i]); break;
     case ScalarType::Long: print_i64(tensor.const_data_ptr<int64_t>()[i]); break;
@@ -316,43 +320,6 @@ int fail(const char* what, Error error, const char* hint = nullptr) {
   return 1;
 }
 
-// Inputs and outputs the program does not plan (exported with ExecuTorch's
-// MemoryPlanningPass(alloc_graph_input=False, alloc_graph_output=False)) are the
-// caller's to provide, as ExecuTorch's own runner does. Here they come from the method
-// pool: the build sized it for them (runner_config.py, unplanned_io_bytes). Returns the
-// inputs' buffers by input index (nullptr: planned, or not a tensor).
-Result<void**> give_unplanned_io_memory(Method& method, const MethodMeta& meta,
-                                        MemoryAllocator& allocator) {
-  void** given = allocator.allocateList<void*>(method.inputs_size() + 1);
-  if (given == nullptr) return Error::MemoryAllocationFailed;
-  for (size_t i = 0; i < method.inputs_size(); ++i) {
-    given[i] = nullptr;
-    Result<executorch::runtime::Tag> tag = meta.input_tag(i);
-    if (!tag.ok() || *tag != executorch::runtime::Tag::Tensor) continue;
-    Result<executorch::runtime::TensorInfo> info = meta.input_tensor_meta(i);
-    if (!info.ok()) return info.error();
-    if (info->is_memory_planned()) continue;
-    given[i] = allocator.allocate(info->nbytes(), 16);
-    if (given[i] == nullptr) return Error::MemoryAllocationFailed;
-    // Method::set_input shares a tensor's data the same way.
-    const Error set = executorch::runtime::internal::set_tensor_data(
-        method.get_input(i).toTensor(), given[i], info->nbytes());
-    if (set != Error::Ok) return set;
-  }
-  for (size_t i = 0; i < method.outputs_size(); ++i) {
-    Result<executorch::runtime::Tag> tag = meta.output_tag(i);
-    if (!tag.ok() || *tag != executorch::runtime::Tag::Tensor) continue;
-    Result<executorch::runtime::TensorInfo> info = meta.output_tensor_meta(i);
-    if (!info.ok()) return info.error();
-    if (info->is_memory_planned()) continue;
-    void* data = allocator.allocate(info->nbytes(), 16);
-    if (data == nullptr) return Error::MemoryAllocationFailed;
-    const Error set = method.set_output_data_ptr(data, info->nbytes(), i);
-    if (set != Error::Ok) return set;
-  }
-  return given;
-}
-
 #if !RUNNER_BUNDLED
 // Inputs: the method's planned input tensors are filled in place, with all ones or
 // with the values given to the build (runner_model.h).
@@ -373,15 +340,10 @@ Error prepare_inputs(Method& method) {
       return Error::InvalidArgument;
     }
     if (i < model::num_inputs) {
-      // A dynamic shape is planned at its bound; the given input may be smaller.
-      const executorch::aten::ArrayRef<int32_t> sizes(model::inputs[i].sizes,
-                                                      model::inputs[i].dim);
-      if (!(sizes == tensor.sizes())) {
-        const Error resized = executorch::runtime::resize_tensor(tensor, sizes);
-        if (resized != Error::Ok) {
-          board_puts("Error: input shape\n");  // the build checked them: a new model?
-          return resized;
-        }
+      const Error resized = model::resize_input(tensor, i);
+      if (resized != Error::Ok) {
+        board_puts("Error: input shape\n");  // the build checked them: a new model?
+        return resized;
       }
       if (model::inputs[i].size != tensor.nbytes()) {
         board_puts("Error: input size\n");  // the build checked them: a new model?
@@ -600,7 +562,7 @@ void print_worst(const Check& check) {
 // (an external model in flash) and which relayout_bundled_inputs would rearrange in
 // place: the data is copied into the input's own buffer (give_unplanned_io_memory).
 Error copy_shared_inputs(Method& method, void* const* own) {
-  for (size_t i = 0; i < method.inputs_size(); ++i) {
+  for (size_t i = 0; own != nullptr && i < method.inputs_size(); ++i) {
     if (own[i] == nullptr) continue;
     const Tensor& tensor = method.get_input(i).toTensor();
     if (tensor.const_data_ptr() == own[i]) continue;
@@ -818,7 +780,7 @@ int corev_et_run() {
                     ? "method pool too small: raise method_pool=" : nullptr);
   }
   print_cycles("method load", board_cycles() - start);
-  Result<void**> unplanned_inputs = give_unplanned_io_memory(*method, *meta, method_allocator);
+  Result<void**> unplanned_inputs = model::give_unplanned_io_memory(*method, *meta, method_allocator);
   if (!unplanned_inputs.ok()) {
     return fail("giving unplanned inputs and outputs memory", unplanned_inputs.error(),
                 unplanned_inputs.error() == Error::MemoryAllocationFailed

@@ -4,6 +4,10 @@
 
 #include "runner_config.h"
 
+#if RUNNER_UNPLANNED_IO || RUNNER_DYNAMIC_INPUTS
+#include <executorch/runtime/core/exec_aten/util/tensor_util.h>
+#endif
+
 namespace runner_model {
 
 #define NOINIT __attribute__((section(".noinit"), aligned(16)))
@@ -29,5 +33,60 @@ const size_t num_inputs = RUNNER_NUM_INPUTS;
 const double rtol = RUNNER_RTOL;
 const double atol = RUNNER_ATOL;
 #endif
+
+using executorch::runtime::Error;
+using executorch::runtime::MemoryAllocator;
+using executorch::runtime::Method;
+using executorch::runtime::MethodMeta;
+using executorch::runtime::Result;
+
+#if RUNNER_UNPLANNED_IO
+Result<void**> give_unplanned_io_memory(Method& method, const MethodMeta& meta,
+                                        MemoryAllocator& allocator) {
+  void** given = allocator.allocateList<void*>(method.inputs_size() + 1);
+  if (given == nullptr) return Error::MemoryAllocationFailed;
+  for (size_t i = 0; i < method.inputs_size(); ++i) {
+    given[i] = nullptr;
+    Result<executorch::runtime::Tag> tag = meta.input_tag(i);
+    if (!tag.ok() || *tag != executorch::runtime::Tag::Tensor) continue;
+    Result<executorch::runtime::TensorInfo> info = meta.input_tensor_meta(i);
+    if (!info.ok()) return info.error();
+    if (info->is_memory_planned()) continue;
+    given[i] = allocator.allocate(info->nbytes(), 16);
+    if (given[i] == nullptr) return Error::MemoryAllocationFailed;
+    // Method::set_input shares a tensor's data the same way.
+    const Error set = executorch::runtime::internal::set_tensor_data(
+        method.get_input(i).toTensor(), given[i], info->nbytes());
+    if (set != Error::Ok) return set;
+  }
+  for (size_t i = 0; i < method.outputs_size(); ++i) {
+    Result<executorch::runtime::Tag> tag = meta.output_tag(i);
+    if (!tag.ok() || *tag != executorch::runtime::Tag::Tensor) continue;
+    Result<executorch::runtime::TensorInfo> info = meta.output_tensor_meta(i);
+    if (!info.ok()) return info.error();
+    if (info->is_memory_planned()) continue;
+    void* data = allocator.allocate(info->nbytes(), 16);
+    if (data == nullptr) return Error::MemoryAllocationFailed;
+    const Error set = method.set_output_data_ptr(data, info->nbytes(), i);
+    if (set != Error::Ok) return set;
+  }
+  return given;
+}
+#else
+Result<void**> give_unplanned_io_memory(Method&, const MethodMeta&, MemoryAllocator&) {
+  return static_cast<void**>(nullptr);
+}
+#endif
+
+Error resize_input(const executorch::aten::Tensor& tensor, size_t index) {
+#if RUNNER_DYNAMIC_INPUTS
+  const executorch::aten::ArrayRef<int32_t> sizes(inputs[index].sizes, inputs[index].dim);
+  if (!(sizes == tensor.sizes())) return executorch::runtime::resize_tensor(tensor, sizes);
+#else
+  (void)tensor;
+  (void)index;
+#endif
+  return Error::Ok;
+}
 
 }  // namespace runner_model

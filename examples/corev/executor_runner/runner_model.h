@@ -9,7 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/core/span.h>
+#include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/method_meta.h>
 
 namespace executorch {
 namespace runtime {
@@ -40,6 +43,21 @@ extern const int num_executions;
 extern const size_t num_outputs;
 extern const Input inputs[];  // the values given to the build (inputs=), in order
 extern const size_t num_inputs;
+
+// Inputs and outputs the program does not plan (exported with ExecuTorch's
+// MemoryPlanningPass(alloc_graph_input=False, alloc_graph_output=False)) are the
+// caller's to provide, as ExecuTorch's own runner does. Here they come from the method
+// pool: the build sized it for them (runner_config.py, unplanned_io_bytes). Returns the
+// inputs' buffers by input index (nullptr: planned, or not a tensor), or nullptr for a
+// model without them, whose image then links none of this.
+executorch::runtime::Result<void**> give_unplanned_io_memory(
+    executorch::runtime::Method& method, const executorch::runtime::MethodMeta& meta,
+    executorch::runtime::MemoryAllocator& allocator);
+
+// A dynamic shape is planned at its bound, and the given input (inputs[index]) may be
+// smaller: the tensor is resized to its sizes, as Method::set_input does. Nothing for a
+// model without dynamic inputs.
+executorch::runtime::Error resize_input(const executorch::aten::Tensor& tensor, size_t index);
 
 // A bundled program (.bpte): the tolerances its test cases are checked with (rtol=,
 // atol=; floats only, other dtypes compare exactly).

@@ -130,6 +130,8 @@ def header_lines(program, model_file, env, inputs=()):
         "#define RUNNER_NUM_EXECUTIONS %d" % env["RUNNER_NUM_EXECUTIONS"],
         "#define RUNNER_NUM_OUTPUTS %d" % len(method.outputs),
         "#define RUNNER_NUM_INPUTS %d" % len(inputs),
+        "#define RUNNER_UNPLANNED_IO %d" % bool(unplanned_io_bytes(method)),
+        "#define RUNNER_DYNAMIC_INPUTS %d" % any(spec.dynamic for spec in method.inputs),
     ]
     profile = profile_mode(env.get("PROFILE"))
     if profile == "1":
