@@ -551,12 +551,6 @@ void print_worst(const Check& check) {
   board_put_u64(check.worst_index);
 }
 
-// ExecuTorch's load_bundled_input hands each input tensor to Method::set_input, which
-// copies its bytes as they are. BundledProgram stores a tensor in its logical
-// (contiguous) order, so a method input of another dim order (the channels-last input of
-// an int8 network for the Cortex-M operators) would get its values scrambled: such an
-// input is copied again here, element by element in logical order, into the layout of
-// the method's input tensor.
 // For an input the program does not plan, load_bundled_input (Method::set_input) points
 // the tensor at the test case's data inside the bundled program, which may be read-only
 // (an external model in flash) and which relayout_bundled_inputs would rearrange in
@@ -574,6 +568,12 @@ Error copy_shared_inputs(Method& method, void* const* own) {
   return Error::Ok;
 }
 
+// ExecuTorch's load_bundled_input hands each input tensor to Method::set_input, which
+// copies its bytes as they are. BundledProgram stores a tensor in its logical
+// (contiguous) order, so a method input of another dim order (the channels-last input of
+// an int8 network for the Cortex-M operators) would get its values scrambled: such an
+// input is copied again here, element by element in logical order, into the layout of
+// the method's input tensor.
 Error relayout_bundled_inputs(Method& method, const bundle_fb::BundledMethodTestCase* test_case) {
   const auto* inputs = test_case->inputs();
   for (size_t i = 0; inputs != nullptr && i < inputs->size() && i < method.inputs_size(); ++i) {
