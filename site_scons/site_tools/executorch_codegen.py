@@ -265,8 +265,8 @@ def with_compute_types(text):
     of its kernel keys were selected."""
     def widen(match):
         checks = match.group(1)
-        if (_SCALAR_TYPE + "Half" in checks or _SCALAR_TYPE + "BFloat16" in checks) \
-                and _SCALAR_TYPE + "Float" not in checks.replace("Float8", ""):
+        selected = set(re.findall(r"ScalarType::(\w+)", checks))
+        if selected & {"Half", "BFloat16"} and "Float" not in selected:
             checks += " || " + _SCALAR_TYPE + "Float"
         return "&& (%s)" % checks
     return _DTYPE_CHECKS.sub(widen, text)

@@ -41,33 +41,41 @@ using executorch::runtime::MethodMeta;
 using executorch::runtime::Result;
 
 #if RUNNER_UNPLANNED_IO
+// The bytes of input (or output) `index` if it is a tensor the program does not plan,
+// else 0.
+Result<size_t> unplanned_bytes(const MethodMeta& meta, size_t index, bool output) {
+  Result<executorch::runtime::Tag> tag = output ? meta.output_tag(index) : meta.input_tag(index);
+  if (!tag.ok() || *tag != executorch::runtime::Tag::Tensor) return size_t{0};
+  Result<executorch::runtime::TensorInfo> info =
+      output ? meta.output_tensor_meta(index) : meta.input_tensor_meta(index);
+  if (!info.ok()) return info.error();
+  return info->is_memory_planned() ? size_t{0} : info->nbytes();
+}
+
 Result<void**> give_unplanned_io_memory(Method& method, const MethodMeta& meta,
                                         MemoryAllocator& allocator) {
+  // (+1: a method without inputs still gets a list, not nullptr, which means "none")
   void** given = allocator.allocateList<void*>(method.inputs_size() + 1);
   if (given == nullptr) return Error::MemoryAllocationFailed;
   for (size_t i = 0; i < method.inputs_size(); ++i) {
+    Result<size_t> nbytes = unplanned_bytes(meta, i, false);
+    if (!nbytes.ok()) return nbytes.error();
     given[i] = nullptr;
-    Result<executorch::runtime::Tag> tag = meta.input_tag(i);
-    if (!tag.ok() || *tag != executorch::runtime::Tag::Tensor) continue;
-    Result<executorch::runtime::TensorInfo> info = meta.input_tensor_meta(i);
-    if (!info.ok()) return info.error();
-    if (info->is_memory_planned()) continue;
-    given[i] = allocator.allocate(info->nbytes(), 16);
+    if (*nbytes == 0) continue;
+    given[i] = allocator.allocate(*nbytes, 16);
     if (given[i] == nullptr) return Error::MemoryAllocationFailed;
     // Method::set_input shares a tensor's data the same way.
     const Error set = executorch::runtime::internal::set_tensor_data(
-        method.get_input(i).toTensor(), given[i], info->nbytes());
+        method.get_input(i).toTensor(), given[i], *nbytes);
     if (set != Error::Ok) return set;
   }
   for (size_t i = 0; i < method.outputs_size(); ++i) {
-    Result<executorch::runtime::Tag> tag = meta.output_tag(i);
-    if (!tag.ok() || *tag != executorch::runtime::Tag::Tensor) continue;
-    Result<executorch::runtime::TensorInfo> info = meta.output_tensor_meta(i);
-    if (!info.ok()) return info.error();
-    if (info->is_memory_planned()) continue;
-    void* data = allocator.allocate(info->nbytes(), 16);
+    Result<size_t> nbytes = unplanned_bytes(meta, i, true);
+    if (!nbytes.ok()) return nbytes.error();
+    if (*nbytes == 0) continue;
+    void* data = allocator.allocate(*nbytes, 16);
     if (data == nullptr) return Error::MemoryAllocationFailed;
-    const Error set = method.set_output_data_ptr(data, info->nbytes(), i);
+    const Error set = method.set_output_data_ptr(data, *nbytes, i);
     if (set != Error::Ok) return set;
   }
   return given;
