@@ -221,7 +221,9 @@ class _Validator:
                 elif tag == IA_JUMP_FALSE_CALL:
                     check_index(call.scalar("cond_value_index"), what)
                     dest = call.scalar("destination_instruction")
-                    if not 0 <= dest < ninstr:
+                    # The instruction count itself is the end of the chain (Method::execute
+                    # runs while the index is below it): torch.cond's false branch jumps there.
+                    if not 0 <= dest <= ninstr:
                         raise self.fail(f"{where}, {what}: jump destination {dest} is out "
                                         f"of range ({ninstr} instructions)")
                 elif tag == IA_FREE_CALL:
