@@ -172,18 +172,22 @@ def test_cut_schemas_generate_what_the_whole_file_generates(library, et_root, tm
     assert len(cut.read_text()) < len((aten_dir / "native_functions.yaml").read_text()) / 3
 
 
-def test_half_and_bfloat16_selections_also_select_their_float_compute_type(et_root, tmp_path):
+def test_selections_also_select_the_kernels_compute_types(et_root, tmp_path):
     """ExecuTorch's gen_selected_op_variants selects the dtypes of a program's kernel keys;
-    its portable elementwise kernels switch again on the compute type, float for float16
-    and bfloat16, under the same operator name. The header the build writes selects Float
-    beside them (a float16 add.out aborted with "Unhandled dtype"), and nothing else."""
+    its portable kernels switch again on the compute type under the same operator name:
+    float for float16 and bfloat16, double for integers in fmod and pow. The header the
+    build writes selects those beside them (a float16 add.out aborted with "Unhandled
+    dtype", an int32 fmod with "dtype not selected"), and nothing else."""
     import yaml
     oplist = tmp_path / "selected_operators.yaml"
     oplist.write_text(yaml.safe_dump({"et_kernel_metadata": {
         "aten::add.out": ["v1/5;0,1|5;0,1|5;0,1"],
         "aten::mul.out": ["v1/15;0,1|15;0,1|15;0,1"],
         "aten::sub.out": ["v1/3;0,1|3;0,1|3;0,1"],
-        "aten::div.out": ["v1/6;0,1|5;0,1|6;0,1"]}}))
+        "aten::div.out": ["v1/6;0,1|5;0,1|6;0,1"],
+        "aten::fmod.Tensor_out": ["v1/3;0|3;0|3;0"],
+        "aten::fmod.Scalar_out": ["v1/5;0|5;0"],
+        "aten::pow.Tensor_Scalar_out": ["v1/6;0|6;0", "v1/4;0|4;0"]}}))
     env = {"ET_ROOT": str(et_root)}
     header = tmp_path / "selected_op_variants.h"
 
@@ -196,4 +200,6 @@ def test_half_and_bfloat16_selections_also_select_their_float_compute_type(et_ro
                                  r'&& \(([^()]*)\)', text))
     names = {op: sorted(re.findall(r"ScalarType::(\w+)", c)) for op, c in conditions.items()}
     assert names == {"add.out": ["Float", "Half"], "mul.out": ["BFloat16", "Float"],
-                     "sub.out": ["Int"], "div.out": ["Float", "Half"]}
+                     "sub.out": ["Int"], "div.out": ["Float", "Half"],
+                     "fmod.Tensor_out": ["Double", "Int"], "fmod.Scalar_out": ["Float", "Half"],
+                     "pow.Tensor_Scalar_out": ["Double", "Float", "Long"]}

@@ -252,24 +252,43 @@ def foldable_op_variants(text):
             .replace(_INLINE_DEFINITION, "__attribute__((always_inline)) " + _INLINE_DEFINITION))
 
 
-# An operator's dtype condition in selected_op_variants.h: `&& (scalar_type == ... || ...)`.
-_DTYPE_CHECKS = re.compile(r"&& \((scalar_type == [^()]*)\)")
+# An operator's condition in selected_op_variants.h:
+# `(__builtin_strcmp(operator_name, "add.out") == 0) && (scalar_type == ... || ...)`.
+_OP_CONDITION = re.compile(r'(__builtin_strcmp\(operator_name, "([\w.]+)"\) == 0\)\s*)'
+                           r'&& \((scalar_type == [^()]*)\)')
 _SCALAR_TYPE = "scalar_type == executorch::aten::ScalarType::"
+# Portable kernels that compute every dtype but float (and float16/bfloat16, computed in
+# float) in double, switching on it under their own operator name (op_fmod.cpp,
+# op_pow.cpp: `if (compute_type != ScalarType::Float) compute_type = Double`).
+_COMPUTED_IN_DOUBLE = {"fmod.Tensor_out", "fmod.Scalar_out", "pow.Tensor_Tensor_out",
+                       "pow.Tensor_Scalar_out", "pow.Scalar_out"}
+_COMPUTED_IN_FLOAT = {"Float", "Half", "BFloat16"}
+
+
+def compute_types(op, selected):
+    """The dtypes a portable kernel switches on besides its kernel keys' own (selected)."""
+    extra = set()
+    if selected & {"Half", "BFloat16"}:
+        extra.add("Float")
+    if op in _COMPUTED_IN_DOUBLE and selected - _COMPUTED_IN_FLOAT:
+        extra.add("Double")
+    return extra - selected
 
 
 def with_compute_types(text):
-    """selected_op_variants.h with Float selected wherever Half or BFloat16 is: the
-    portable elementwise kernels compute those in float (get_compute_type in
-    elementwise_util.h) and switch on the compute type under the same operator name, so a
-    float16 program's add.out aborted with "Unhandled dtype Float" when only the dtypes
-    of its kernel keys were selected."""
+    """selected_op_variants.h with each operator's compute types selected beside the
+    dtypes of its kernel keys. ExecuTorch's portable kernels switch again on the compute
+    type under the same operator name: float for float16 and bfloat16 (get_compute_type
+    in elementwise_util.h), double for integers in fmod and pow. Selecting only the
+    kernel keys' dtypes, a float16 program's add.out aborted with "Unhandled dtype
+    Float", an int32 fmod with "dtype not selected for operator fmod.Tensor_out"."""
     def widen(match):
-        checks = match.group(1)
+        checks = match.group(3)
         selected = set(re.findall(r"ScalarType::(\w+)", checks))
-        if selected & {"Half", "BFloat16"} and "Float" not in selected:
-            checks += " || " + _SCALAR_TYPE + "Float"
-        return "&& (%s)" % checks
-    return _DTYPE_CHECKS.sub(widen, text)
+        for dtype in sorted(compute_types(match.group(2), selected)):
+            checks += " || " + _SCALAR_TYPE + dtype
+        return "%s&& (%s)" % (match.group(1), checks)
+    return _OP_CONDITION.sub(widen, text)
 
 
 def _gen_op_variants(target, source, env):
@@ -279,7 +298,7 @@ def _gen_op_variants(target, source, env):
     with open(target[0].abspath) as f:
         text = f.read()
     with open(target[0].abspath, "w") as f:
-        f.write(foldable_op_variants(with_compute_types(text)))
+        f.write(with_compute_types(foldable_op_variants(text)))
 
 
 def generate(env):
