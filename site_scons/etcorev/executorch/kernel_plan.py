@@ -7,7 +7,9 @@ Libraries are searched in order, and an operator comes from the first that cover
    CORE-V kernels, kernels/corev: for the operators and dtypes its coverage.yaml lists;
    each of its kernels falls back to the tree's kernel for what its fast paths do not
    handle, so the tree's source of every operator it takes is compiled beside it, with
-   the same dtype selection, unregistered); corev_kernels=0 leaves them out;
+   the same dtype selection, unregistered), and the corrections of ExecuTorch's portable
+   kernels where they give wrong answers (kernels/portable_fixes); corev_kernels=0 leaves
+   out all but the corrections;
 3. ExecuTorch's libraries (etcorev.executorch.kernel_sources.TREE_LIBRARIES: portable,
    quantized, and the Cortex-M operators over CMSIS-NN).
 
@@ -252,6 +254,8 @@ LIBRARY_KEYS = {
     "fallback": (bool, "true: the tree's source of each operator it takes comes along "
                        "(its kernels call it for the cases they leave)"),
     "flags": (list, "compile flags of its sources ([-O2])"),
+    "corrects": (bool, "true: its kernels correct ExecuTorch's where they give wrong answers, "
+                       "so $COREV_KERNELS=0 keeps it (kernels/portable_fixes)"),
     "stands_in_for": (dict, "a dependency (DEPENDENCIES) -> a directory of the library "
                             "whose files stand in for the dependency's of the same name"),
 }
@@ -321,6 +325,7 @@ class DirectoryKernels:
         self.flags = list(declared.get("flags") or [])
         self.dtypes = self._coverage(declared)
         self.declares_fallback = bool(declared.get("fallback"))
+        self.corrects = bool(declared.get("corrects"))
         self.fallbacks = list(fallbacks) if self.declares_fallback else []
         self.stands_in_for = self._stand_ins(declared)
 
@@ -473,7 +478,8 @@ def directory_libraries(kernel_dirs=(), corev=True):
     and checked (it needs no tree: a build checks them before any model). A name a
     library.yaml declares is that library's alone: another library of the same name, or
     one of ExecuTorch's, is refused; a name taken from the directory gets a suffix
-    instead (ops, ops_2). corev=False: none of ours."""
+    instead (ops, ops_2). corev=False: of ours only those that correct ExecuTorch's
+    kernels (corrects: true)."""
     seen = {}
     users = []
     for directory in kernel_dirs:
@@ -488,14 +494,16 @@ def directory_libraries(kernel_dirs=(), corev=True):
         seen[real] = directory
         users.append(DirectoryKernels(directory))
     ours = []
-    for directory in our_library_dirs() if corev else []:
+    for directory in our_library_dirs():
         if os.path.realpath(directory) in seen:
             raise BuildSetupError(
                 "Kernel directory '%s' ($KERNEL_DIRS) is one of this build's kernel "
-                "libraries, searched anyway ($COREV_KERNELS=0 leaves them out): leave it out "
-                "of $KERNEL_DIRS."
+                "libraries, searched anyway ($COREV_KERNELS=0 leaves the CORE-V ones out): "
+                "leave it out of $KERNEL_DIRS."
                 % seen[os.path.realpath(directory)])
-        ours.append(DirectoryKernels(directory))
+        library = DirectoryKernels(directory)
+        if corev or library.corrects:
+            ours.append(library)
     _name(users + ours)
     return users, ours
 
