@@ -89,6 +89,11 @@ def test_variants_side_by_side_and_switching_rebuilds_nothing(default_build):
     assert len(added) == 1 and "-debug-loginfo-" in added[0], variant_dirs(build_dir)
     assert (build_dir / added[0] / "add" / "executor_runner.hex").is_file()
     assert release_hex.is_file()            # beside the default one, not instead of it
+    # Its log messages are formatted by pal/log_format.c (newlib-nano's knows no %hhd).
+    symbols = subprocess.run(["riscv64-unknown-elf-nm", str(build_dir / added[0] / "add" /
+                                                          "executor_runner.elf")],
+                             stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+    assert "corev_log_vsnprintf" in symbols
     # `scons -q` exits 0 when everything is up to date: back and forth, nothing rebuilds.
     for options in ([], ["logging=Info", "debug=1"], [], ["logging=Info", "debug=1"]):
         result = scons("-q", *options, build_dir=build_dir)

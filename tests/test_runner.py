@@ -160,6 +160,110 @@ def test_the_console_prints_every_u64_as_python_does(tmp_path):
     assert len(values) == 19 and max(values) == 2 ** 64 - 1
 
 
+# ExecuTorch's log message formats (runtime/platform/log.cpp's vsnprintf is
+# pal/log_format.c's in every logging build): (format, arguments as (C type, value)).
+LOG_FORMATS = [
+    ("dtype '%hhd' not selected for operator %s", [("int8_t", 7), ("char*", "fmod.Tensor_out")]),
+    ("%hhd %hhu %hd %hu", [("int", 300), ("int", 511), ("int", -40000), ("int", 70000)]),
+    ("%lld %llu %llx %lld", [("long long", -2 ** 63), ("unsigned long long", 2 ** 64 - 1),
+                             ("unsigned long long", 0xdeadbeefcafe), ("long long", 123456789012345)]),
+    ("%zu %zd %zx %ld %lu", [("size_t", 2 ** 32 - 1), ("ssize_t", -5), ("size_t", 255),
+                             ("long", -2 ** 31), ("unsigned long", 2 ** 32 - 1)]),
+    ("%5d|%-5d|%05d|%+d|% d|%.3d|%8.3d|%-8.3d|", [("int", 42), ("int", 42), ("int", -42),
+                                                 ("int", 42), ("int", 42), ("int", 7),
+                                                 ("int", -7), ("int", 7)]),
+    ("%x %X %#x %#X %o %u %i", [("int", 255), ("int", 255), ("int", 255), ("int", 48879),
+                                ("int", 8), ("unsigned", 2 ** 32 - 1), ("int", -3)]),
+    ("%*d|%-*d|%.*s|%s|%10s|%-6s|%.2s|%c|%3c|%%", [("int", 6), ("int", 1), ("int", 6),
+                                                 ("int", 2), ("int", 3), ("char*", "abcdef"),
+                                                 ("char*", "hi"), ("char*", "hi"),
+                                                 ("char*", "hi"), ("char*", "hello"),
+                                                 ("char", "x"), ("char", "y")]),
+    ("%f %f %.2f %.0f %10.3f %-9.3f| %+f %010.2f", [("double", 0.0), ("double", -2.25),
+                                                   ("double", 3.14159), ("double", 3.0),
+                                                   ("double", -1.25), ("double", 1.25),
+                                                   ("double", 1.0), ("double", -3.5)]),
+    ("%e %E %.0e %.3e %e %e %g %g %g %g %G %.3g %g", [
+        ("double", 0.0), ("double", 12345.678), ("double", 5e10), ("double", -0.00012345),
+        ("double", 1e-300), ("double", 1.5e300), ("double", 100000.0), ("double", 1e6),
+        ("double", 0.0001), ("double", 1e-5), ("double", 1e-10), ("double", 3.14159),
+        ("double", -2.5)]),
+]
+WIDTHS = {"hh": 8, "h": 16}
+
+
+def c_argument(ctype, value):
+    if ctype == "char*":
+        return '"%s"' % value
+    if ctype == "char":
+        return "'%s'" % value
+    if ctype == "double":
+        return repr(value)
+    if value == -2 ** 63:
+        return "(%s)(%dLL - 1)" % (ctype, value + 1)      # no literal of it in C
+    return "(%s)%dLL" % (ctype, value) if value < 0 or ctype != "unsigned long long" \
+        else "(%s)%dULL" % (ctype, value)
+
+
+def python_formatted(form, arguments):
+    """What C's vsnprintf writes, by Python's % (which takes no length modifiers: the
+    value is cut to hh's or h's width first, as C's conversion does)."""
+    values = [value for _, value in arguments]
+    position = 0
+    pieces = re.split(r"(%[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|z|j|t)?[diouxXcsfeEgG%])",
+                      form)
+    out = []
+    for piece in pieces:
+        match = re.match(r"%([-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?)(hh|h|ll|l|z|j|t)?([diouxXcsfeEgG%])$",
+                         piece)
+        if not match:
+            out.append(piece)
+            continue
+        spec, length, conversion = match.groups()
+        if conversion == "%":
+            out.append("%")
+            continue
+        stars = spec.count("*")
+        taken = values[position:position + stars + 1]
+        position += stars + 1
+        if length in WIDTHS:
+            bits = WIDTHS[length]
+            taken[-1] &= (1 << bits) - 1
+            if conversion in "di" and taken[-1] >= 1 << (bits - 1):
+                taken[-1] -= 1 << bits
+        if conversion in "uxXo" and taken[-1] < 0:
+            taken[-1] += 1 << (64 if length in ("ll", "j") else 32)
+        out.append(("%" + spec + ("d" if conversion == "u" else conversion)) % tuple(taken))
+    return "".join(out)
+
+
+@needs_qemu
+def test_log_messages_format_as_c_does(tmp_path):
+    """ExecuTorch's log messages use hh, ll and z throughout ("%" PRId8 in every
+    "Unhandled dtype"); newlib-nano's vsnprintf (CORE-V GCC's) knows none of them, so a
+    logging build printed garbage and trapped in memchr on the next %s while reporting a
+    kernel error. pal/log_format.c formats them in every logging build: on the target,
+    each format as Python's % writes it."""
+    app = tmp_path / "app"
+    app.mkdir()
+    calls = "\n".join(
+        '  show("%s"%s);' % (form, "".join(", " + c_argument(*a) for a in arguments))
+        for form, arguments in LOG_FORMATS)
+    (app / "main.c").write_text(
+        '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n'
+        '#include <sys/types.h>\n#include "board.h"\n'
+        '#include "%s"\n'
+        "static void show(const char* format, ...) {\n"
+        "  char line[200];\n  va_list args;\n  va_start(args, format);\n"
+        "  corev_log_vsnprintf(line, sizeof line, format, args);\n  va_end(args);\n"
+        '  board_puts("log|");\n  board_puts(line);\n  board_puts("|\\n");\n}\n'
+        "int main(void) {\n%s\n  return 0;\n}\n" % (REPO / "pal" / "log_format.c", calls))
+    result = scons("board=qemu", "app=%s" % app, "run", build_dir=tmp_path / "build")
+    assert result.returncode == 0, result.stdout[-3000:]
+    printed = re.findall(r"^log\|(.*)\|$", result.stdout, re.M)
+    assert printed == [python_formatted(form, arguments) for form, arguments in LOG_FORMATS]
+
+
 def test_a_release_image_links_no_printf_for_the_log(et_root, tmp_path):
     """ExecuTorch's PAL table keeps et_pal_emit_log_message in every image, logging=Off
     too: it writes through the board's console, and the C library's printf (3 KB of

@@ -49,6 +49,7 @@ from etcorev.scons import options as option_table  # (a tool module's `options` 
 from etcorev.scons.tools import require_tools
 from etcorev.artifacts import BundledProgramRuntime, KernelBuild
 from etcorev.artifacts import ExecuTorchRuntime as RuntimeLibraries
+from etcorev import locations
 from etcorev.scons.shared import made_once
 from etcorev.scons import builddir, usercache, variables
 from etcorev.executorch import et_index, flatcc
@@ -64,6 +65,13 @@ V1_0_MAX_KERNEL_NUM = 64
 DEBIAN_FLATBUFFERS = "/usr/include/flatbuffers"
 DEBIAN_FLATC = "/usr/bin/flatc"
 REGISTRY_SOURCE = "runtime/kernel/operator_registry.cpp"
+# ExecuTorch's log messages are formatted by vsnprintf in log.cpp. newlib-nano's (CORE-V
+# GCC's C library) knows no hh, ll or z, which ExecuTorch's messages use throughout:
+# a logging build printed garbage and trapped while reporting an error. log.cpp alone
+# takes pal/log_format.h, whose formatter stands in for vsnprintf there.
+LOG_SOURCE = "runtime/platform/log.cpp"
+LOG_FORMAT_HEADER = os.path.join(locations.source_dir("pal"), "log_format.h")
+LOG_FORMAT_SOURCE = os.path.join(locations.source_dir("pal"), "log_format.c")
 
 
 def _root(env):
@@ -193,9 +201,17 @@ def ExecuTorchRuntime(env):
     root = env.ExecuTorchTree()
 
     def make():
+        logging = env["ET_LOG_LEVEL"] != "Off"
         core_sources = [s for s in et_index.core_sources(root, pal="minimal")
-                        if s != REGISTRY_SOURCE]
+                        if s != REGISTRY_SOURCE and not (logging and s == LOG_SOURCE)]
         core_objects = _tree_objects(env, _in(env, "et", "core"), core_sources)
+        if logging:
+            log_env = env.Clone()
+            log_env.Append(CCFLAGS=["-include", LOG_FORMAT_HEADER])
+            log_objects = _tree_objects(log_env, _in(env, "et", "core"), [LOG_SOURCE])
+            env.Depends(log_objects, LOG_FORMAT_HEADER)      # -include: no scanner sees it
+            core_objects += log_objects + env.ObjectsIn(_in(env, "et", "log_format"),
+                                                        [LOG_FORMAT_SOURCE])
         env.Depends(core_objects, env.ExecuTorchSchema())
         prim_objects = _tree_objects(env, _in(env, "et", "prim_ops"),
                                      et_index.prim_ops_sources(root))
