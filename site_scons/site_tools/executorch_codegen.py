@@ -25,6 +25,7 @@ the user's ExecuTorch tree. Their argument lists are what ExecuTorch's CMake pas
 """
 
 import contextlib
+import hashlib
 import importlib
 import io
 import json
@@ -32,6 +33,7 @@ import os
 import re
 import sys
 import threading
+import types
 
 import SCons.Errors
 from SCons.Action import Action
@@ -301,7 +303,20 @@ def _gen_op_variants(target, source, env):
         f.write(with_compute_types(foldable_op_variants(text)))
 
 
+def _rewrite_signature():
+    """The rewrite of selected_op_variants.h as text: a function action's signature is
+    its own code, not that of the functions it calls, so a change of the compute types
+    would not remake the headers of existing build directories."""
+    def text(code):          # not marshal: its output varies with reference counts
+        return repr((code.co_code, code.co_names, [
+            text(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts]))
+    code = "".join(text(f.__code__) for f in (foldable_op_variants, compute_types,
+                                               with_compute_types))
+    return hashlib.sha1((code + repr(sorted(_COMPUTED_IN_DOUBLE))).encode()).hexdigest()
+
+
 def generate(env):
+    env["ET_OP_VARIANTS_REWRITE"] = _rewrite_signature()
     env["BUILDERS"].update(
         ETOplist=Builder(action=Action(_gen_oplist, "$GENCOMSTR")),
         ETSchemas=Builder(action=Action(_cut_schemas, "$GENCOMSTR")),
@@ -309,7 +324,8 @@ def generate(env):
                                                   varlist=["ET_YAML_FLAGS"]),
                                     emitter=_registration_emitter),
         ETMaxKernelNum=Builder(action=Action(_gen_max_kernel_num, "$GENCOMSTR")),
-        ETOpVariants=Builder(action=Action(_gen_op_variants, "$GENCOMSTR")),
+        ETOpVariants=Builder(action=Action(_gen_op_variants, "$GENCOMSTR",
+                                           varlist=["ET_OP_VARIANTS_REWRITE"])),
     )
     env.AddMethod(ETRegistration)
 
