@@ -47,23 +47,29 @@ def c_fmod(a, b):
     return int(math.fmod(a, b))        # the dividend's sign, as torch.fmod
 
 
-@needs_qemu
-@pytest.mark.long(minutes=0.7)
-@pytest.mark.parametrize("corev_kernels", ["1", "0"])
-def test_integer_remainder_takes_the_divisors_sign(et_root, tmp_path, corev_kernels):
-    """torch.remainder (Python's %) of integers has the divisor's sign. ExecuTorch v1.4.1's
-    portable kernel takes C's % for integers (utils::remainder_override), the dividend's
-    sign: -8 % 3 gave -2 where eager PyTorch gives 1, with exit status 0. int32 and int64,
-    tensor and scalar divisors, with and without the CORE-V kernels."""
+@pytest.fixture(scope="module")
+def remainder_program(tmp_path_factory):
     model = export_program(
-        tmp_path / "remainder.pte",
+        tmp_path_factory.mktemp("remainder") / "remainder.pte",
         "class Model(torch.nn.Module):\n"
         "    def forward(self, a, b, c, d):\n"
         "        return a % b, a % 4, a % -3, c % d, torch.remainder(c, -5)\n",
         "(torch.tensor(%r, dtype=torch.int32), torch.tensor(%r, dtype=torch.int32), "
         "torch.tensor(%r), torch.tensor(%r))" % (A, B, A, B))
     write_inputs(model, ("int32", A), ("int32", B), ("int64", A), ("int64", B))
-    printed = run(model, tmp_path / "build", "corev_kernels=" + corev_kernels)
+    return model
+
+
+@needs_qemu
+@pytest.mark.long(minutes=0.7)
+@pytest.mark.parametrize("corev_kernels", ["1", "0"])
+def test_integer_remainder_takes_the_divisors_sign(et_root, remainder_program, tmp_path,
+                                                   corev_kernels):
+    """torch.remainder (Python's %) of integers has the divisor's sign. ExecuTorch v1.4.1's
+    portable kernel takes C's % for integers (utils::remainder_override), the dividend's
+    sign: -8 % 3 gave -2 where eager PyTorch gives 1, with exit status 0. int32 and int64,
+    tensor and scalar divisors, with and without the CORE-V kernels."""
+    printed = run(remainder_program, tmp_path / "build", "corev_kernels=" + corev_kernels)
     assert printed == {
         0: [floor_remainder(a, b) for a, b in zip(A, B)],
         1: [floor_remainder(a, 4) for a in A],
