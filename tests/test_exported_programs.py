@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from sconsrun import export_program, scons
+from sconsrun import assert_refused, export_program, scons
 
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
                                 reason="qemu-system-riscv32 missing (./setup.sh installs it)")
@@ -116,3 +116,29 @@ def test_torch_cond_runs_either_branch(et_root, tmp_path):
         write_inputs(model, ("float32", values))
         expected = [v * 2 for v in values] if sum(values) > 0 else [v - 10 for v in values]
         assert run(model, build) == {0: expected}
+
+
+def test_a_mutable_buffer_left_to_the_caller_is_refused(et_root, tmp_path):
+    """MemoryPlanningPass(alloc_mutable_buffers=False) with emit_mutable_buffer_names=True
+    leaves a buffer's memory and its initial state to the application (ExecuTorch hands
+    it a null data pointer: "pointer received at runtime"). The runner has neither: the
+    program built and its first kernel on the buffer loaded through address 0 (a trap on
+    QEMU; on the testbench, the vector table). It is refused before compiling, naming
+    the buffer and the export option."""
+    model = export_program(
+        tmp_path / "state.pte",
+        "class Model(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.register_buffer('total', torch.zeros(3))\n"
+        "    def forward(self, x):\n"
+        "        self.total.add_(x)\n"
+        "        return self.total * 2\n",
+        "(torch.ones(3),)",
+        config="from executorch.exir import ExecutorchBackendConfig; "
+               "from executorch.exir.passes import MemoryPlanningPass; "
+               "ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass("
+               "alloc_mutable_buffers=False), emit_mutable_buffer_names=True)")
+    build = tmp_path / "build"
+    result = scons("board=qemu", "model=%s" % model, build_dir=build)
+    assert_refused(result, "state.pte", "total", "alloc_mutable_buffers", build_dir=build)

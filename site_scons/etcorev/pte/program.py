@@ -266,6 +266,10 @@ class Method:
     # The fully qualified names of the tensors whose data is outside the program (in a
     # .ptd file: exported with ExecutorchBackendConfig(external_constants=True)).
     external_data: List[str] = field(default_factory=list)
+    # The names of the tensors besides inputs and outputs whose memory (and initial state)
+    # the program leaves to the application: mutable buffers exported with
+    # MemoryPlanningPass(alloc_mutable_buffers=False) (the runtime gives them a null pointer).
+    unplanned_state: List[str] = field(default_factory=list)
 
     @property
     def planned_buffer_sizes(self) -> List[int]:
@@ -583,11 +587,20 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
         return out
 
     external_data = []
+    unplanned_state = []
+    io = set(plan.scalars("inputs") or []) | set(plan.scalars("outputs") or [])
     for index in range(len(values)):
         tag, val = values[index].union("val")
-        extra = val.table("extra_tensor_info") if tag == KT_TENSOR and val is not None else None
+        if tag != KT_TENSOR or val is None:
+            continue
+        extra = val.table("extra_tensor_info")
+        fqn = extra.string("fully_qualified_name") if extra is not None else None
         if extra is not None and extra.scalar("location") == TENSOR_DATA_EXTERNAL:
-            external_data.append(extra.string("fully_qualified_name") or "")
+            external_data.append(fqn or "")
+            continue
+        arg = _tensor_arg(val, index)
+        if not arg.constant and arg.memory is None and arg.nbytes and index not in io:
+            unplanned_state.append(fqn or "value %d" % index)
 
     delegates = []
     delegate_tables = plan.tables("delegates")
@@ -609,6 +622,7 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
         kernel_calls=kernel_calls,
         calls=calls,
         external_data=external_data,
+        unplanned_state=unplanned_state,
     )
 
 

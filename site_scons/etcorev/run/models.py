@@ -116,6 +116,7 @@ def load_program(model: Model, region, placement, board):
                               "no outputs." % (model.path, model.program.methods[0].name))
     _check_delegates(model)
     _check_external_data(model)
+    _check_unplanned_state(model)
     if model.program.is_bundled:
         _check_bundle(model)
     return model.program
@@ -153,6 +154,25 @@ def _check_external_data(model: Model):
             "inside the .pte)."
             % (model.path, len(names), "" if len(names) == 1 else "s",
                ", ".join(names[:3]) + (", ..." if len(names) > 3 else ""), method.name))
+
+
+def _check_unplanned_state(model: Model):
+    """A mutable buffer exported with MemoryPlanningPass(alloc_mutable_buffers=False)
+    (and emit_mutable_buffer_names=True) is left to the application: its memory and its
+    initial state. ExecuTorch gives it a null data pointer; the runner has neither, and
+    the first kernel on it loaded through address 0. Say it before compiling."""
+    method = model.program.methods[0]
+    if method.unplanned_state:
+        names = method.unplanned_state
+        raise BuildSetupError(
+            "The model '%s' leaves the memory and initial state of %d mutable buffer%s "
+            "(%s) of its method '%s' to the application (exported with "
+            "MemoryPlanningPass(alloc_mutable_buffers=False)); the runner has no state to "
+            "give %s, so its kernels would read and write address 0. Export it with "
+            "alloc_mutable_buffers=True (the default), which plans %s in the method's memory."
+            % (model.path, len(names), "" if len(names) == 1 else "s",
+               ", ".join(names[:3]) + (", ..." if len(names) > 3 else ""), method.name,
+               "it" if len(names) == 1 else "them", "it" if len(names) == 1 else "them"))
 
 
 def _check_bundle(model: Model):
