@@ -111,6 +111,22 @@ def test_a_model_region_that_does_not_hold_the_firmwares_model_is_refused(et_roo
     assert "aten::mul.out" in why or "aten::sub.out" in why, why
 
 
+def test_a_kernels_failure_without_its_log_points_at_a_logging_build():
+    """A kernel that refuses its arguments fails execute (InvalidArgument) or aborts
+    (ET_CHECK, a dtype not selected); without logging the firmware cannot say which or
+    why, so the failure names the build that can. With the log, the log says it."""
+    from etcorev.run import failures
+    failed = "Cycles method load: 9000\nError: execute failed: 0x12\n"
+    why = failures.describe(failed)
+    assert "execute failed" in why and "0x12" in why and "logging=Info" in why, why
+    aborted = "Cycles method load: 9000\nExecuTorch abort\n"
+    why = failures.describe(aborted)
+    assert "ExecuTorch aborted" in why and "logging=Info" in why, why
+    logged = "E 12 op_mul.cpp:31] Check failed (tensors_have_same_dim_order(a, b, out)): \n"
+    for text in (logged + failed, logged + aborted):
+        assert "logging=Info" not in failures.describe(text), text
+
+
 @pytest.mark.parametrize("value", ["8", "24", "abc"])
 def test_bad_model_alignment_is_refused(et_root, build_dir, value):
     result = scons("board=qemu", "model=%s" % ADD, "model_align=%s" % value, build_dir=build_dir)

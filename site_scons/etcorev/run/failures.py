@@ -88,6 +88,14 @@ def model_check(text: str, operators=()) -> Optional[str]:
     return why
 
 
+# ExecuTorch's own log lines ("E 12 op_mul.cpp:31] ..."), printed by logging builds.
+_LOGGED = re.compile(r"^[DIEF] \d+ \S+:\d+\] ", re.M)
+# pal/corev_pal.cpp's et_pal_abort (ET_CHECK, a dtype the build did not select, ...).
+_ABORT = "ExecuTorch abort\n"
+LOGGING_HINT = ("a build with logging=Info (a variant beside this one) prints which kernel "
+                "call failed and why")
+
+
 def error_names(et_root) -> dict:
     """ExecuTorch's error codes by value, from the tree's enum class Error."""
     try:
@@ -111,7 +119,11 @@ def describe(text: str, elf_path: Optional[str] = None, et_root=None,
     if error:
         what, code, hint = error.group(1), int(error.group(2), 16), error.group(3)
         name = error_names(et_root).get(code, "error")
+        if not hint and not _LOGGED.search(text):
+            hint = LOGGING_HINT
         return "%s failed with %s (0x%02x)%s" % (what, name, code, ": " + hint if hint else "")
+    if _ABORT in text:
+        return "ExecuTorch aborted%s" % ("" if _LOGGED.search(text) else ": " + LOGGING_HINT)
     if _NESTED in text:
         return "the program trapped, and trapped again in the trap handler"
     match = _TRAP.search(text)
