@@ -138,6 +138,12 @@ def _check_delegates(model: Model):
             % (model.path, method.name, " and ".join(missing), ", ".join(FIRMWARE_BACKENDS)))
 
 
+def _counted(names, noun):
+    """'2 tensors (a, b)': how many, and the first three names."""
+    return "%d %s%s (%s)" % (len(names), noun, "" if len(names) == 1 else "s",
+                             ", ".join(names[:3]) + (", ..." if len(names) > 3 else ""))
+
+
 def _check_external_data(model: Model):
     """A program exported with ExecutorchBackendConfig(external_constants=True) keeps its
     weights in a .ptd file beside it; the firmware links one program and no data map, so
@@ -145,15 +151,13 @@ def _check_external_data(model: Model):
     compiling."""
     method = model.program.methods[0]
     if method.external_data:
-        names = method.external_data
         raise BuildSetupError(
-            "The model '%s' keeps the data of %d tensor%s (%s) outside the program, in a "
+            "The model '%s' keeps the data of %s outside the program, in a "
             ".ptd file (exported with ExecutorchBackendConfig(external_constants=True)); "
             "this firmware embeds the .pte alone, so loading its method '%s' would fail on "
             "the target. Export it without external_constants (the weights then travel "
             "inside the .pte)."
-            % (model.path, len(names), "" if len(names) == 1 else "s",
-               ", ".join(names[:3]) + (", ..." if len(names) > 3 else ""), method.name))
+            % (model.path, _counted(method.external_data, "tensor"), method.name))
 
 
 def _check_unplanned_state(model: Model):
@@ -163,16 +167,15 @@ def _check_unplanned_state(model: Model):
     the first kernel on it loaded through address 0. Say it before compiling."""
     method = model.program.methods[0]
     if method.unplanned_state:
-        names = method.unplanned_state
+        them = "it" if len(method.unplanned_state) == 1 else "them"
         raise BuildSetupError(
-            "The model '%s' leaves the memory and initial state of %d mutable buffer%s "
-            "(%s) of its method '%s' to the application (exported with "
+            "The model '%s' leaves the memory and initial state of %s of its method '%s' "
+            "to the application (exported with "
             "MemoryPlanningPass(alloc_mutable_buffers=False)); the runner has no state to "
             "give %s, so its kernels would read and write address 0. Export it with "
             "alloc_mutable_buffers=True (the default), which plans %s in the method's memory."
-            % (model.path, len(names), "" if len(names) == 1 else "s",
-               ", ".join(names[:3]) + (", ..." if len(names) > 3 else ""), method.name,
-               "it" if len(names) == 1 else "them", "it" if len(names) == 1 else "them"))
+            % (model.path, _counted(method.unplanned_state, "mutable buffer"), method.name,
+               them, them))
 
 
 def _check_bundle(model: Model):
