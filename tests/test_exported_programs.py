@@ -1,7 +1,8 @@
 """Programs exported with ExecuTorch's defaults (torch.export, to_edge_transform_and_lower,
 to_executorch) that ran to a wrong answer, aborted, or were refused, though eager PyTorch
-and ExecuTorch's own flows take them. Each runs on QEMU; the expected values are computed
-here with Python's own operators, which follow PyTorch's semantics for these."""
+and ExecuTorch's own flows take them: tests/models/programs (made by its export.py, with
+eager PyTorch's outputs), run on QEMU as one model set; `scons run` compares each
+model's outputs with its NAME.expected.json and fails on a difference."""
 
 import json
 import math
@@ -10,112 +11,63 @@ import shutil
 
 import pytest
 
-from sconsrun import assert_refused, export_program, scons
+from conftest import same_program
+from sconsrun import REPO, assert_refused, scons
 
+PROGRAMS = REPO / "tests" / "models" / "programs"
+NAMES = sorted(p.name[:-len(".pte")] for p in PROGRAMS.glob("*.pte"))
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-riscv32"),
                                 reason="qemu-system-riscv32 missing (./setup.sh installs it)")
 
-A = [7, -8, 100, -1, 0, -9, 9, -2147483647]
-B = [3, 3, -7, 5, -2, -3, -4, 10]
+
+def _values(name, kind):
+    return [t["values"] for t in json.loads((PROGRAMS / ("%s.%s.json" % (name, kind))).read_text())]
 
 
-def printed_outputs(stdout):
-    """{index: [values]} of the runner's `Output N: dtype[shape] v,v,...` lines."""
-    found = {}
-    for index, values in re.findall(r"^Output (\d+): \S+? ?(\S*)$", stdout, re.M):
-        found[int(index)] = [float(v) for v in values.split(",")] if values else []
-    return found
-
-
-def write_inputs(model, *tensors):
-    model.with_suffix(".inputs.json").write_text(json.dumps(
-        [{"dtype": dtype, "shape": [len(values)], "values": values}
-         for dtype, values in tensors]))
-
-
-def run(model, build_dir, *options):
-    result = scons("board=qemu", "model=%s" % model, *options, "run", build_dir=build_dir)
-    assert result.returncode == 0, result.stdout[-3000:]
-    return printed_outputs(result.stdout)
-
-
-def floor_remainder(a, b):
-    return a % b                       # Python's % takes the divisor's sign, as torch's
-
-
-def c_fmod(a, b):
-    return int(math.fmod(a, b))        # the dividend's sign, as torch.fmod
-
-
-@pytest.fixture(scope="module")
-def remainder_program(tmp_path_factory):
-    model = export_program(
-        tmp_path_factory.mktemp("remainder") / "remainder.pte",
-        "class Model(torch.nn.Module):\n"
-        "    def forward(self, a, b, c, d):\n"
-        "        return a % b, a % 4, a % -3, c % d, torch.remainder(c, -5)\n",
-        "(torch.tensor(%r, dtype=torch.int32), torch.tensor(%r, dtype=torch.int32), "
-        "torch.tensor(%r), torch.tensor(%r))" % (A, B, A, B))
-    write_inputs(model, ("int32", A), ("int32", B), ("int64", A), ("int64", B))
-    return model
+def test_the_expected_outputs_are_pytorchs_semantics():
+    """The shipped expected outputs say what the fixes are about (computed here with
+    Python's own operators): the remainder takes the divisor's sign (Python's %, as
+    torch.remainder), fmod the dividend's (math.fmod, as torch.fmod); cond takes both
+    branches from one input."""
+    a, b, c, d = _values("remainder", "inputs")
+    assert _values("remainder", "expected") == [
+        [x % y for x, y in zip(a, b)], [x % 4 for x in a], [x % -3 for x in a],
+        [x % y for x, y in zip(c, d)], [x % -5 for x in c]]
+    assert any(x < 0 for x in a) and any(y < 0 for y in b)
+    a, b = _values("fmod_pow", "inputs")
+    assert _values("fmod_pow", "expected") == [
+        [int(math.fmod(x, y)) for x, y in zip(a, b)], [int(math.fmod(x, 3)) for x in a],
+        [y ** 2 for y in b], [y ** (abs(y) - 1) for y in b]]
+    [x] = _values("cond", "inputs")
+    assert sum(x) > 0 and _values("cond", "expected") == [[v * 2 for v in x]]
+    [x] = _values("two_conds_cloned", "inputs")
+    assert _values("two_conds_cloned", "expected") == [[v * 2 for v in x], [v - 10 for v in x]]
 
 
 @needs_qemu
 @pytest.mark.long(minutes=0.7)
 @pytest.mark.parametrize("corev_kernels", ["1", "0"])
-def test_integer_remainder_takes_the_divisors_sign(et_root, remainder_program, tmp_path,
-                                                   corev_kernels):
-    """torch.remainder (Python's %) of integers has the divisor's sign. ExecuTorch v1.4.1's
-    portable kernel takes C's % for integers (utils::remainder_override), the dividend's
-    sign: -8 % 3 gave -2 where eager PyTorch gives 1, with exit status 0. int32 and int64,
-    tensor and scalar divisors, with and without the CORE-V kernels."""
-    printed = run(remainder_program, tmp_path / "build", "corev_kernels=" + corev_kernels)
-    assert printed == {
-        0: [floor_remainder(a, b) for a, b in zip(A, B)],
-        1: [floor_remainder(a, 4) for a in A],
-        2: [floor_remainder(a, -3) for a in A],
-        3: [floor_remainder(a, b) for a, b in zip(A, B)],
-        4: [floor_remainder(a, -5) for a in A],
-    }
-
-
-@needs_qemu
-def test_integer_fmod_and_pow_run(et_root, tmp_path):
-    """The portable fmod and pow compute integers in double, switching on that type under
-    the operator's own name; the dtype-selective build selected only the dtypes of the
-    kernel keys (Int), so both aborted ("dtype not selected for operator fmod.Tensor_out")."""
-    model = export_program(
-        tmp_path / "fmod_pow.pte",
-        "class Model(torch.nn.Module):\n"
-        "    def forward(self, a, b):\n"
-        "        return torch.fmod(a, b), torch.fmod(a, 3), torch.pow(b, 2), torch.pow(b, b.abs() - 1)\n",
-        "(torch.tensor(%r, dtype=torch.int32), torch.tensor(%r, dtype=torch.int32))" % (A, B))
-    write_inputs(model, ("int32", A), ("int32", B))
-    printed = run(model, tmp_path / "build")
-    assert printed == {
-        0: [c_fmod(a, b) for a, b in zip(A, B)],
-        1: [c_fmod(a, 3) for a in A],
-        2: [b ** 2 for b in B],
-        3: [b ** (abs(b) - 1) for b in B],
-    }
-
-
-@needs_qemu
-def test_torch_cond_runs_either_branch(et_root, tmp_path):
-    """torch.cond becomes a JumpFalseCall whose destination may be the end of the chain
-    (the instruction count): the build refused such a program as "jump destination 10 is
-    out of range (10 instructions)". Both branches run and give eager's values."""
-    model = export_program(
-        tmp_path / "cond.pte",
-        "class Model(torch.nn.Module):\n"
-        "    def forward(self, x):\n"
-        "        return torch.cond(x.sum() > 0, lambda x: x * 2, lambda x: x - 10, (x,))\n",
-        "(torch.tensor([1.0, 2.0, 3.0]),)")
-    build = tmp_path / "build"
-    for values in ([1.0, -3.0, 4.5], [1.0, -3.0, 0.5]):
-        write_inputs(model, ("float32", values))
-        expected = [v * 2 for v in values] if sum(values) > 0 else [v - 10 for v in values]
-        assert run(model, build) == {0: expected}
+def test_programs_run_to_eager_outputs(et_root, tmp_path, corev_kernels):
+    """- remainder: ExecuTorch v1.4.1's portable kernel takes C's % for integers
+      (utils::remainder_override), the dividend's sign: -8 % 3 gave -2 where PyTorch
+      gives 1, with exit status 0 (kernels/portable_fixes corrects it, corev_kernels=0
+      too).
+    - fmod_pow: the portable fmod and pow compute integers in double, switching on that
+      type under the operator's own name; the dtype selection selected only the kernel
+      keys' dtypes (Int), so both aborted ("dtype not selected for operator
+      fmod.Tensor_out").
+    - cond, two_conds_cloned: torch.cond's JumpFalseCall may jump to the chain's end
+      (the instruction count); the build refused the program as "jump destination 10 is
+      out of range (10 instructions)". The second runs both branches from one input."""
+    result = scons("board=qemu", "model=%s" % PROGRAMS, "corev_kernels=" + corev_kernels,
+                   "run", build_dir=tmp_path / "build")
+    assert result.returncode == 0, result.stdout[-4000:]
+    sections = re.split(r"(?m)^Cycles startup: ", result.stdout)[1:]
+    assert len(sections) == len(NAMES) == 4, result.stdout[-4000:]
+    for name, section in zip(NAMES, sections):
+        assert re.search(r"^Exit status: 0$", section, re.M), section
+        printed = re.findall(r"^Output \d+: ", section, re.M)
+        assert len(printed) == len(_values(name, "expected")), (name, section)
 
 
 def test_a_mutable_buffer_left_to_the_caller_is_refused(et_root, tmp_path):
@@ -125,20 +77,39 @@ def test_a_mutable_buffer_left_to_the_caller_is_refused(et_root, tmp_path):
     program built and its first kernel on the buffer loaded through address 0 (a trap on
     QEMU; on the testbench, the vector table). It is refused before compiling, naming
     the buffer and the export option."""
-    model = export_program(
-        tmp_path / "state.pte",
-        "class Model(torch.nn.Module):\n"
-        "    def __init__(self):\n"
-        "        super().__init__()\n"
-        "        self.register_buffer('total', torch.zeros(3))\n"
-        "    def forward(self, x):\n"
-        "        self.total.add_(x)\n"
-        "        return self.total * 2\n",
-        "(torch.ones(3),)",
-        config="from executorch.exir import ExecutorchBackendConfig; "
-               "from executorch.exir.passes import MemoryPlanningPass; "
-               "ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass("
-               "alloc_mutable_buffers=False), emit_mutable_buffer_names=True)")
+    model = PROGRAMS / "refused" / "unplanned_buffer.pte"
     build = tmp_path / "build"
     result = scons("board=qemu", "model=%s" % model, build_dir=build)
-    assert_refused(result, "state.pte", "total", "alloc_mutable_buffers", build_dir=build)
+    assert_refused(result, "unplanned_buffer.pte", "total", "alloc_mutable_buffers",
+                   build_dir=build)
+
+
+def test_two_torch_conds_that_export_to_wrong_outputs_are_refused(et_root, tmp_path):
+    """Two torch.cond on one input, one true and one false: ExecuTorch v1.4.1 hands the
+    first branch's result on by reference (a MoveCall) and plans the second branch's
+    output over that memory, so both outputs come out as the second's, with exit status
+    0, on every runtime (ExecuTorch's own Python runtime too). Refused before compiling,
+    naming the kernel call and the .clone() that avoids it (two_conds_cloned runs)."""
+    model = PROGRAMS / "refused" / "two_conds.pte"
+    build = tmp_path / "build"
+    result = scons("board=qemu", "model=%s" % model, build_dir=build)
+    assert_refused(result, "two_conds.pte", "torch.cond", "kernel call", ".clone()",
+                   build_dir=build)
+
+
+def test_export_reproduces_shipped(tmp_path):
+    pytest.importorskip("executorch.exir", reason="the executorch Python package is not "
+                        "installed (it is the `export` extra: ./setup.sh --export)")
+    import subprocess
+    import sys
+    subprocess.run([sys.executable, str(PROGRAMS / "export.py"), "--out", str(tmp_path)],
+                   check=True, capture_output=True)
+    for path in [tmp_path / "refused" / "unplanned_buffer.pte",
+                 tmp_path / "refused" / "two_conds.pte"] + [
+            tmp_path / ("%s.%s" % (n, s)) for n in NAMES
+            for s in ("pte", "inputs.json", "expected.json")]:
+        shipped = PROGRAMS / path.relative_to(tmp_path)
+        if path.suffix == ".pte":
+            assert same_program(path.read_bytes(), shipped.read_bytes()), path.name
+        else:
+            assert path.read_bytes() == shipped.read_bytes(), path.name

@@ -21,6 +21,14 @@ Portable kernels. ExecuTorch's portable aten::cat checks that its tensors share 
 order and then copies blocks of memory as if that order were the contiguous one: two
 channels-last activations concatenated along the channels come out interleaved wrong.
 The build refuses such a call too (PORTABLE_CONTIGUOUS).
+
+Moved results. torch.cond hands its branch's result on with a MoveCall: the destination
+value then uses the source tensor's memory. ExecuTorch v1.4.1's memory planning treats
+that memory as free after the move, so a later kernel (another torch.cond's branch, say)
+may be given it while the destination is still to be read: the two results come out
+equal, wrong, on every runtime. The build follows the control flow (a jump on a constant
+bool always or never jumps) and refuses such a program (overwritten_moves); .clone() of
+the result in the model avoids it.
 """
 
 import itertools
@@ -123,11 +131,89 @@ def contiguous_only_calls(method):
     return found
 
 
+def _successors(method, index):
+    """The instructions that may run after instruction index of the first chain."""
+    instruction = method.instructions[index]
+    if instruction[0] != "jump":
+        return [index + 1]
+    condition, destination = instruction[1], instruction[2]
+    if condition in method.constant_bools:        # else-skipping jumps: never or always
+        return [index + 1] if method.constant_bools[condition] else [destination]
+    return [index + 1, destination]
+
+
+def _reachable(method, start):
+    """Instruction indices reachable from start (inclusive), in no particular order."""
+    seen, todo = set(), [start]
+    while todo:
+        index = todo.pop()
+        if index in seen or not 0 <= index < len(method.instructions):
+            continue
+        seen.add(index)
+        todo.extend(_successors(method, index))
+    return seen
+
+
+def _overlap(a, b):
+    return a[0] == b[0] and a[1] < b[1] + b[2] and b[1] < a[1] + a[2]
+
+
+def _used(method, value, instructions):
+    """Is value read by one of these instructions, or a method output (read at the end)?"""
+    if value in method.output_values:
+        return True
+    for index in instructions:
+        instruction = method.instructions[index]
+        if instruction[0] == "move" and instruction[1] == value:
+            return True
+        if instruction[0] == "kernel" and any(
+                t.value == value for t in _tensors(method.calls[instruction[1]].args)):
+            return True
+    return False
+
+
+def overwritten_moves(method):
+    """[(instruction, moved value, destination value, call index, operator)]: a MoveCall
+    (torch.cond hands a branch's result on with one) makes its destination use the
+    source's memory; a kernel call that may run after it writes memory overlapping it
+    while the destination is still to be read."""
+    found = []
+    for index, instruction in enumerate(method.instructions):
+        if instruction[0] != "move" or instruction[1] not in method.value_memory:
+            continue
+        source, destination = instruction[1], instruction[2]
+        memory = method.value_memory[source]
+        for later in sorted(_reachable(method, index + 1)):
+            if method.instructions[later][0] != "kernel":
+                continue
+            call_index = method.instructions[later][1]
+            call = method.calls[call_index]
+            tensors = [t for t in _tensors(call.args) if t.memory is not None]
+            written = [t for t in tensors if sum(u.value == t.value for u in tensors) > 1
+                       and t.value != destination
+                       and _overlap(t.memory + (t.nbytes,), memory)]
+            if written and _used(method, destination, _reachable(method, later + 1)):
+                found.append((index, source, destination, call_index, call.op))
+                break
+    return found
+
+
 def check(program, path):
     """Refuses, in one sentence, a program whose first method reads a view of a tensor
     in another order than the tensor's, or hands a portable kernel that walks memory as
     the contiguous layout a tensor in another."""
     for method in program.methods[:1]:
+        for index, source, destination, call_index, op in overwritten_moves(method)[:1]:
+            raise BuildSetupError(
+                "The model '%s' cannot run as exported: instruction %d of its method '%s' "
+                "hands a control-flow result (value %d, as torch.cond does) on to value %d "
+                "by reference, and ExecuTorch v1.4.1's memory planning gives the same memory "
+                "to kernel call %d (%s) while value %d is still to be read: on any runtime "
+                "that value would be overwritten, and the program's outputs wrong. Call "
+                ".clone() on torch.cond's result in the model (the copy gets planned "
+                "memory of its own) and export again."
+                % (path, index, method.name, source, destination, call_index, op,
+                   destination))
         for index, op, what, tensor in contiguous_only_calls(method)[:1]:
             raise BuildSetupError(
                 "The model '%s' cannot run as exported: kernel call %d of its method '%s' "

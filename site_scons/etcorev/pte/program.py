@@ -137,6 +137,7 @@ _UNIONS: Dict[str, Tuple[Optional[str], ...]] = {
 
 # KernelTypes / InstructionArguments union tags used here and in pte_check.
 KT_NULL = 1
+KT_BOOL = 3
 KT_TENSOR = 5
 KT_TENSOR_LIST = 10
 KT_OPTIONAL_TENSOR_LIST = 11
@@ -270,6 +271,16 @@ class Method:
     # the program leaves to the application: mutable buffers exported with
     # MemoryPlanningPass(alloc_mutable_buffers=False) (the runtime gives them a null pointer).
     unplanned_state: List[str] = field(default_factory=list)
+    # The first chain's instructions in order, for control flow: ("kernel", index in
+    # calls), ("move", from value, to value), ("jump", condition value, destination),
+    # ("other",) (delegate and free calls).
+    instructions: List[Tuple] = field(default_factory=list)
+    # The values that are constant Bools (a JumpFalseCall on one always or never jumps).
+    constant_bools: Dict[int, bool] = field(default_factory=dict)
+    # Each planned tensor value's memory: value -> (buffer id, offset, bytes).
+    value_memory: Dict[int, Tuple[int, int, int]] = field(default_factory=dict)
+    # The values of its outputs, in order.
+    output_values: List[int] = field(default_factory=list)
 
     @property
     def planned_buffer_sizes(self) -> List[int]:
@@ -545,13 +556,23 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
     calls = []
     num_instructions = 0
     chains = plan.tables("chains")
-    for chain in chains if chains is not None else ():
+    stream = []
+    for chain_index, chain in enumerate(chains if chains is not None else ()):
         instructions = chain.tables("instructions")
         for inst in instructions if instructions is not None else ():
             num_instructions += 1
             tag, call = inst.union("instr_args")
+            if chain_index == 0 and call is not None and tag != IA_KERNEL_CALL:
+                stream.append(
+                    ("move", call.scalar("move_from"), call.scalar("move_to"))
+                    if tag == IA_MOVE_CALL else
+                    ("jump", call.scalar("cond_value_index"),
+                     call.scalar("destination_instruction"))
+                    if tag == IA_JUMP_FALSE_CALL else ("other",))
             if tag != IA_KERNEL_CALL:
                 continue
+            if chain_index == 0:
+                stream.append(("kernel", len(calls)))
             if call is None:
                 raise r.corrupt(inst.where, "KernelCall instruction has no arguments")
             op_index = call.scalar("op_index")
@@ -588,9 +609,13 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
 
     external_data = []
     unplanned_state = []
+    constant_bools = {}
+    value_memory = {}
     io = set(plan.scalars("inputs") or []) | set(plan.scalars("outputs") or [])
     for index in range(len(values)):
         tag, val = values[index].union("val")
+        if tag == KT_BOOL and val is not None:
+            constant_bools[index] = bool(val.scalar("bool_val"))
         if tag != KT_TENSOR or val is None:
             continue
         extra = val.table("extra_tensor_info")
@@ -599,6 +624,8 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
             external_data.append(fqn or "")
             continue
         arg = _tensor_arg(val, index)
+        if arg.memory is not None:
+            value_memory[index] = arg.memory + (arg.nbytes,)
         if not arg.constant and arg.memory is None and arg.nbytes and index not in io:
             unplanned_state.append(fqn or "value %d" % index)
 
@@ -623,6 +650,10 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
         calls=calls,
         external_data=external_data,
         unplanned_state=unplanned_state,
+        instructions=stream,
+        output_values=list(plan.scalars("outputs") or []),
+        constant_bools=constant_bools,
+        value_memory=value_memory,
     )
 
 

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Export the programs of ExecuTorch's default flow that ExecuTorch v1.4.1's portable
+kernels or this build once got wrong, as tests/models/ops/export.py exports its models
+(NAME.pte, NAME.inputs.json, NAME.expected.json from eager PyTorch; the same
+requirements: the `export` extra). tests/test_exported_programs.py runs them.
+
+- `remainder`: torch.remainder (%) of int32 and int64 tensors with negative operands,
+  tensor and scalar divisors (the portable kernel took C's sign).
+- `fmod_pow`: fmod and pow of int32 tensors (the portable kernels compute them in
+  double: the dtype selection had left it out).
+- `cond`: torch.cond (a JumpFalseCall to the chain's end was refused as out of range);
+  `two_conds_cloned`: two of them, both ways from one input, the first result copied.
+- refused/: programs the build refuses, only the .pte: `unplanned_buffer`, a mutable
+  buffer exported with MemoryPlanningPass(alloc_mutable_buffers=False); `two_conds`, the
+  two conditions without the copy, which ExecuTorch v1.4.1 plans to wrong outputs.
+
+    python tests/models/programs/export.py [--out DIR]
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import torch
+
+HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("ops_export", HERE.parent / "ops" / "export.py")
+ops_export = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ops_export)
+
+A = [7, -8, 100, -1, 0, -9, 9, -2147483647]
+B = [3, 3, -7, 5, -2, -3, -4, 10]
+
+
+class Remainder(torch.nn.Module):
+    def forward(self, a, b, c, d):
+        return a % b, a % 4, a % -3, c % d, torch.remainder(c, -5)
+
+
+class FmodPow(torch.nn.Module):
+    def forward(self, a, b):
+        return torch.fmod(a, b), torch.fmod(a, 3), torch.pow(b, 2), torch.pow(b, b.abs() - 1)
+
+
+def _cond(x, positive):
+    return torch.cond(x.sum() > 0 if positive else x.sum() < 0,
+                      lambda x: x * 2, lambda x: x - 10, (x,))
+
+
+class Cond(torch.nn.Module):
+    def forward(self, x):
+        return _cond(x, True)
+
+
+class TwoConds(torch.nn.Module):
+    """Two conditions on one input: one true, one false, so both branch kinds run. The
+    first result is copied (.clone()): without the copy, ExecuTorch v1.4.1 plans the
+    second branch's output over the first result (refused/two_conds)."""
+    def __init__(self, clone=True):
+        super().__init__()
+        self.clone = clone
+
+    def forward(self, x):
+        first = _cond(x, True)
+        return first.clone() if self.clone else first, _cond(x, False)
+
+
+class UnplannedBuffer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.zeros(3))
+
+    def forward(self, x):
+        self.total.add_(x)
+        return self.total * 2
+
+
+def _unplanned_buffer_config():
+    from executorch.exir import ExecutorchBackendConfig
+    from executorch.exir.passes import MemoryPlanningPass
+    return ExecutorchBackendConfig(
+        memory_planning_pass=MemoryPlanningPass(alloc_mutable_buffers=False),
+        emit_mutable_buffer_names=True)
+
+
+def _ints(values, dtype):
+    return torch.tensor(values, dtype=dtype)
+
+
+MODELS = {
+    "remainder": (Remainder, lambda: (_ints(A, torch.int32), _ints(B, torch.int32),
+                                      _ints(A, torch.int64), _ints(B, torch.int64))),
+    "fmod_pow": (FmodPow, lambda: (_ints(A, torch.int32), _ints(B, torch.int32))),
+    "cond": (Cond, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
+    "two_conds_cloned": (TwoConds, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
+    "unplanned_buffer": (UnplannedBuffer, lambda: (torch.ones(3),)),
+    "two_conds": (lambda: TwoConds(clone=False), lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
+}
+REFUSED = {"unplanned_buffer", "two_conds"}
+
+
+def main(argv):
+    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else HERE
+    ops_export.MODELS = MODELS
+    ops_export.BACKEND_CONFIGS["unplanned_buffer"] = _unplanned_buffer_config
+    for name in MODELS:
+        if name in REFUSED:
+            pte, _, _ = ops_export.export_model(name)
+            (out / "refused").mkdir(parents=True, exist_ok=True)
+            path = out / "refused" / f"{name}.pte"
+            path.write_bytes(pte)
+        else:
+            path = ops_export.write_model(name, out)[0]
+        print(f"{name}: {path.relative_to(out)} ({path.stat().st_size} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
