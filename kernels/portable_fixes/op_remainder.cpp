@@ -5,10 +5,29 @@
  * (utils::remainder_override in kernels/portable/cpu/util/math_util.h), so it gave -2,
  * with exit status 0. The checks, broadcasting and dtype handling are the portable
  * kernel's (kernels/portable/cpu/op_remainder.cpp); only the integer remainder differs.
+ * Other dtypes (a model's keys bring only integers here: coverage.yaml; ops=all brings
+ * every dtype) go to that kernel.
  */
 #include <executorch/kernels/portable/cpu/scalar_utils.h>
 #include <executorch/kernels/portable/cpu/util/elementwise_util.h>
 #include <executorch/runtime/kernel/kernel_includes.h>
+
+namespace torch {
+namespace executor {
+namespace native {
+// kernels/portable/cpu/op_remainder.cpp, compiled beside this file (fallback: true in
+// library.yaml): floating-point remainders, for ops=all, where every dtype comes here.
+executorch::aten::Tensor& remainder_Tensor_out(torch::executor::KernelRuntimeContext& ctx,
+                                               const executorch::aten::Tensor& a,
+                                               const executorch::aten::Tensor& b,
+                                               executorch::aten::Tensor& out);
+executorch::aten::Tensor& remainder_Scalar_out(torch::executor::KernelRuntimeContext& ctx,
+                                               const executorch::aten::Tensor& a,
+                                               const executorch::aten::Scalar& b,
+                                               executorch::aten::Tensor& out);
+}  // namespace native
+}  // namespace executor
+}  // namespace torch
 
 namespace portable_fixes {
 namespace native {
@@ -40,6 +59,9 @@ T floor_remainder(T a, T b) {
 Tensor& remainder_Tensor_out(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b,
                              Tensor& out) {
   ScalarType common_type = executorch::runtime::promoteTypes(a.scalar_type(), b.scalar_type());
+  if (!executorch::runtime::isIntegralType(common_type, /*includeBool=*/false)) {
+    return torch::executor::native::remainder_Tensor_out(ctx, a, b, out);
+  }
   ET_KERNEL_CHECK(ctx,
                   executorch::runtime::canCast(common_type, out.scalar_type()) &&
                       common_type != ScalarType::Bool,
@@ -75,6 +97,9 @@ Tensor& remainder_Tensor_out(KernelRuntimeContext& ctx, const Tensor& a, const T
 Tensor& remainder_Scalar_out(KernelRuntimeContext& ctx, const Tensor& a, const Scalar& b,
                              Tensor& out) {
   ScalarType common_type = utils::promote_type_with_scalar(a.scalar_type(), b);
+  if (!executorch::runtime::isIntegralType(common_type, /*includeBool=*/false)) {
+    return torch::executor::native::remainder_Scalar_out(ctx, a, b, out);
+  }
   ET_KERNEL_CHECK(ctx,
                   executorch::runtime::canCast(common_type, out.scalar_type()) &&
                       common_type != ScalarType::Bool,
