@@ -8,6 +8,7 @@ import json
 import math
 import re
 import shutil
+import struct
 
 import pytest
 
@@ -42,6 +43,8 @@ def test_the_expected_outputs_are_pytorchs_semantics():
     assert sum(x) > 0 and _values("cond", "expected") == [[v * 2 for v in x]]
     [x] = _values("two_conds_cloned", "inputs")
     assert _values("two_conds_cloned", "expected") == [[v * 2 for v in x], [v - 10 for v in x]]
+    [x] = _values("state", "inputs")
+    assert _values("state", "expected") == [[2 * v for v in x]]
 
 
 @needs_qemu
@@ -63,11 +66,46 @@ def test_programs_run_to_eager_outputs(et_root, tmp_path, corev_kernels):
                    "run", build_dir=tmp_path / "build")
     assert result.returncode == 0, result.stdout[-4000:]
     sections = re.split(r"(?m)^Cycles startup: ", result.stdout)[1:]
-    assert len(sections) == len(NAMES) == 4, result.stdout[-4000:]
+    assert len(sections) == len(NAMES) == 5, result.stdout[-4000:]
     for name, section in zip(NAMES, sections):
         assert re.search(r"^Exit status: 0$", section, re.M), section
         printed = re.findall(r"^Output \d+: ", section, re.M)
         assert len(printed) == len(_values(name, "expected")), (name, section)
+
+
+def _symbol(elf, name_part):
+    from elftools.elf.elffile import ELFFile
+    with open(elf, "rb") as f:
+        symbols = ELFFile(f).get_section_by_name(".symtab")
+        [symbol] = [s for s in symbols.iter_symbols() if name_part in s.name
+                    and s["st_info"]["type"] == "STT_OBJECT"]
+        return symbol["st_value"], symbol["st_size"]
+
+
+@needs_qemu
+def test_a_mutable_buffer_starts_from_zero_whatever_the_ram_held(et_root, tmp_path):
+    """ExecuTorch plans a mutable buffer (register_buffer, then an in-place update) without
+    an initial value in the program ("meaningless initial state"); its runners start it
+    from zeroed memory, as eager PyTorch's zeros. The runner's planned pool is not
+    cleared at start-up (.noinit: it is large), so on a board whose RAM holds anything
+    at reset the state began as that, and the outputs were wrong with exit status 0.
+    Here QEMU's RAM under the pool holds float32 100.0s before the firmware starts."""
+    from etcorev import boards
+    from etcorev.run import simulator
+    build = tmp_path / "build"
+    result = scons("board=qemu", "model=%s" % (PROGRAMS / "state.pte"), build_dir=build)
+    assert result.returncode == 0, result.stdout[-3000:]
+    [elf] = build.glob("qemu-*/state/executor_runner.elf")
+    address, size = _symbol(elf, "planned_pool")
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(struct.pack("<f", 100.0) * (size // 4))
+    argv = boards.load("qemu").run_command(str(elf), None, {}, str(tmp_path)) + [
+        "-device", "loader,file=%s,addr=0x%x,force-raw=on" % (garbage, address)]
+    run = simulator.run(argv, str(tmp_path), 60)
+    [x] = _values("state", "inputs")
+    printed = re.search(r"^Output 0: float32\[3\] (\S+)$", run.output, re.M)
+    assert printed, run.output
+    assert [float(v) for v in printed.group(1).split(",")] == [2 * v for v in x]
 
 
 def test_a_mutable_buffer_left_to_the_caller_is_refused(et_root, tmp_path):

@@ -767,6 +767,7 @@ int corev_et_run() {
     model::planned_spans[i] = Span<uint8_t>(model::planned_pool + offset, size);
     offset += (size + 15) & ~static_cast<size_t>(15);
   }
+  model::clear_state(model::planned_spans);
   MemoryAllocator method_allocator(model::method_pool_size, model::method_pool);
   MemoryAllocator temp_allocator(model::temp_pool_size, model::temp_pool);
   HierarchicalAllocator planned_memory({model::planned_spans, num_planned});

@@ -2,6 +2,8 @@
 // the runner_config.h the build generated from its .pte.
 #include "runner_model.h"
 
+#include <cstring>
+
 #include "runner_config.h"
 
 #if RUNNER_UNPLANNED_IO || RUNNER_DYNAMIC_INPUTS
@@ -85,6 +87,22 @@ Result<void**> give_unplanned_io_memory(Method&, const MethodMeta&, MemoryAlloca
   return static_cast<void**>(nullptr);
 }
 #endif
+
+void clear_state(const executorch::runtime::Span<uint8_t>* spans) {
+#if RUNNER_NUM_STATE_RANGES > 0
+  // ExecuTorch plans a mutable buffer without an initial value (unless the program
+  // carries one, which load_method writes after this); its runners' arenas start zeroed,
+  // the planned pool here is .noinit (not cleared at start-up, for its size).
+  static const struct {
+    uint32_t span, offset, bytes;
+  } ranges[] = {RUNNER_STATE_RANGES};
+  for (const auto& range : ranges) {
+    memset(spans[range.span].data() + range.offset, 0, range.bytes);
+  }
+#else
+  (void)spans;
+#endif
+}
 
 Error resize_input(const executorch::aten::Tensor& tensor, size_t index) {
 #if RUNNER_DYNAMIC_INPUTS

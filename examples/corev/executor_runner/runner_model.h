@@ -58,6 +58,9 @@ executorch::runtime::Result<void**> give_unplanned_io_memory(
 // smaller: the tensor is resized to its sizes, as Method::set_input does. Nothing for a
 // model without dynamic inputs.
 executorch::runtime::Error resize_input(const executorch::aten::Tensor& tensor, size_t index);
+// Zeroes the planned memory of the method's mutable buffers (and what else a kernel reads
+// before any writes it), which ExecuTorch's runners start from zeroed memory.
+void clear_state(const executorch::runtime::Span<uint8_t>* spans);
 
 // A bundled program (.bpte): the tolerances its test cases are checked with (rtol=,
 // atol=; floats only, other dtypes compare exactly).

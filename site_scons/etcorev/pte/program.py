@@ -279,8 +279,34 @@ class Method:
     constant_bools: Dict[int, bool] = field(default_factory=dict)
     # Each planned tensor value's memory: value -> (buffer id, offset, bytes).
     value_memory: Dict[int, Tuple[int, int, int]] = field(default_factory=dict)
-    # The values of its outputs, in order.
+    # The values of its inputs and outputs, in order.
+    input_values: List[int] = field(default_factory=list)
     output_values: List[int] = field(default_factory=list)
+
+    @property
+    def state_memory(self) -> List[Tuple[int, int, int]]:
+        """(buffer id, offset, bytes) of the planned tensors a kernel reads before any
+        kernel has written them or memory under them: mutable buffers, which ExecuTorch
+        plans without an initial value unless the program carries one (its runners start
+        them from zeroed memory). Inputs are not among them; nor are views (a reshape
+        aliasing a written tensor's memory). Scratch buffers and control-flow results
+        (written by their kernel as an argument, or by a move) come along: zeroing them
+        before the method loads changes nothing."""
+        inputs = set(self.input_values)
+        written, found, seen = [], [], set()
+        for call in self.calls:
+            tensors = [t for t in _call_tensors(call.args)
+                       if t.memory is not None and not t.constant]
+            outs = [t for t in tensors if sum(u.value == t.value for u in tensors) > 1]
+            for t in tensors:
+                span = t.memory + (t.nbytes,)
+                if t in outs or t.value in seen or t.value in inputs or not t.nbytes:
+                    continue
+                seen.add(t.value)
+                if not any(_spans_overlap(span, w) for w in written):
+                    found.append(span)
+            written += [t.memory + (t.nbytes,) for t in outs]
+        return found
 
     @property
     def planned_buffer_sizes(self) -> List[int]:
@@ -652,9 +678,22 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
         unplanned_state=unplanned_state,
         instructions=stream,
         output_values=list(plan.scalars("outputs") or []),
+        input_values=list(plan.scalars("inputs") or []),
         constant_bools=constant_bools,
         value_memory=value_memory,
     )
+
+
+def _call_tensors(args):
+    """The TensorArgs of a kernel call's arguments, tensor lists' items too."""
+    for arg in args:
+        items = arg if isinstance(arg, list) else [arg]
+        yield from (a for a in items if isinstance(a, TensorArg))
+
+
+def _spans_overlap(a, b):
+    """Do two (buffer id, offset, bytes) spans share a byte?"""
+    return a[0] == b[0] and a[1] < b[1] + b[2] and b[1] < a[1] + a[2]
 
 
 def _tensor_arg(val: flatbuf.Table, index: int) -> TensorArg:

@@ -113,6 +113,22 @@ def check_fits(program, model_file, env, region, embedded):
 DEFAULT_TEMP_POOL = 1024
 
 
+def state_ranges(method):
+    """The planned memory the runner zeroes before the method loads, merged: (planned
+    buffer index, offset, bytes) of each run of Method.state_memory (a mutable buffer
+    starts from zeros, as in ExecuTorch's runners, whose arenas are zero-initialised;
+    the pool itself is .noinit, not cleared at start-up)."""
+    merged = []
+    for memory_id, offset, size in sorted(set(method.state_memory)):
+        # allocation_info's memory id 0 is reserved: planned buffer i has id i + 1
+        if merged and merged[-1][0] == memory_id - 1 and offset <= merged[-1][1] + merged[-1][2]:
+            last = merged[-1]
+            merged[-1] = (last[0], last[1], max(last[2], offset + size - last[1]))
+        else:
+            merged.append((memory_id - 1, offset, size))
+    return merged
+
+
 def header_lines(program, model_file, env, inputs=()):
     """The header's lines. env: the build options (pools, executions, placement, ...)."""
     method = program.methods[0]
@@ -133,6 +149,12 @@ def header_lines(program, model_file, env, inputs=()):
         "#define RUNNER_UNPLANNED_IO %d" % bool(unplanned_io_bytes(method)),
         "#define RUNNER_DYNAMIC_INPUTS %d" % any(spec.dynamic for spec in method.inputs),
     ]
+    state = state_ranges(method)
+    lines.append("#define RUNNER_NUM_STATE_RANGES %d" % len(state))
+    if state:
+        # {planned buffer index, offset, bytes}: zeroed before the method loads
+        lines.append("#define RUNNER_STATE_RANGES %s" % ", ".join(
+            "{%d, %d, %d}" % r for r in state))
     profile = profile_mode(env.get("PROFILE"))
     if profile == "1":
         # The cycle tracer's tables (cycle_tracer.h), sized for the method.

@@ -10,6 +10,8 @@ requirements: the `export` extra). tests/test_exported_programs.py runs them.
   double: the dtype selection had left it out).
 - `cond`: torch.cond (a JumpFalseCall to the chain's end was refused as out of range);
   `two_conds_cloned`: two of them, both ways from one input, the first result copied.
+- `state`: a mutable buffer as ExecuTorch plans it by default, without an initial value
+  in the program (the runner zeroes its memory, as ExecuTorch's runners do).
 - refused/: programs the build refuses, only the .pte: `unplanned_buffer`, a mutable
   buffer exported with MemoryPlanningPass(alloc_mutable_buffers=False); `two_conds`, the
   two conditions without the copy, which ExecuTorch v1.4.1 plans to wrong outputs.
@@ -65,6 +67,18 @@ class TwoConds(torch.nn.Module):
         return first.clone() if self.clone else first, _cond(x, False)
 
 
+class State(torch.nn.Module):
+    """A mutable buffer, planned as ExecuTorch plans it by default: the program holds no
+    initial value for it (ExecuTorch's runners start it from zeroed memory)."""
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.zeros(3))
+
+    def forward(self, x):
+        self.total.add_(x)
+        return self.total * 2
+
+
 class UnplannedBuffer(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -93,6 +107,7 @@ MODELS = {
     "fmod_pow": (FmodPow, lambda: (_ints(A, torch.int32), _ints(B, torch.int32))),
     "cond": (Cond, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
     "two_conds_cloned": (TwoConds, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
+    "state": (State, lambda: (torch.tensor([1.5, -2.0, 0.25]),)),
     "unplanned_buffer": (UnplannedBuffer, lambda: (torch.ones(3),)),
     "two_conds": (lambda: TwoConds(clone=False), lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
 }
