@@ -35,6 +35,7 @@ import itertools
 import math
 
 from etcorev.errors import BuildSetupError
+from etcorev.pte.program import call_tensors, spans_overlap
 
 
 def dims_in_memory(tensor, dim_order=None):
@@ -73,20 +74,12 @@ def same_values(source, view):
     return _logical_at_memory(source) == _logical_at_memory(view)
 
 
-def _tensors(args):
-    for arg in args:
-        if isinstance(arg, list):
-            yield from (a for a in arg if a is not None and hasattr(a, "sizes"))
-        elif hasattr(arg, "sizes"):
-            yield arg
-
-
 def misread_views(method):
     """[(call index, operator, view, the call index and tensor it views)] of a method's
     views that read another order than their source's."""
     seen, last_at, found = set(), {}, []
     for index, call in enumerate(method.calls):
-        tensors = [t for t in _tensors(call.args) if t.memory is not None and not t.constant]
+        tensors = [t for t in call_tensors(call.args) if t.memory is not None and not t.constant]
         # an out variant's out tensor comes twice: its argument and its return
         written = {t.value for t in tensors if sum(u.value == t.value for u in tensors) > 1}
         for tensor in tensors:
@@ -124,7 +117,7 @@ def contiguous_only_calls(method):
         what = PORTABLE_CONTIGUOUS.get(call.op)
         if what is None:
             continue
-        for tensor in _tensors(call.args):
+        for tensor in call_tensors(call.args):
             if not in_logical_order(tensor):
                 found.append((index, call.op, what, tensor))
                 break
@@ -154,10 +147,6 @@ def _reachable(method, start):
     return seen
 
 
-def _overlap(a, b):
-    return a[0] == b[0] and a[1] < b[1] + b[2] and b[1] < a[1] + a[2]
-
-
 def _used(method, value, instructions):
     """Is value read by one of these instructions, or a method output (read at the end)?"""
     if value in method.output_values:
@@ -167,7 +156,7 @@ def _used(method, value, instructions):
         if instruction[0] == "move" and instruction[1] == value:
             return True
         if instruction[0] == "kernel" and any(
-                t.value == value for t in _tensors(method.calls[instruction[1]].args)):
+                t.value == value for t in call_tensors(method.calls[instruction[1]].args)):
             return True
     return False
 
@@ -188,10 +177,10 @@ def overwritten_moves(method):
                 continue
             call_index = method.instructions[later][1]
             call = method.calls[call_index]
-            tensors = [t for t in _tensors(call.args) if t.memory is not None]
+            tensors = [t for t in call_tensors(call.args) if t.memory is not None]
             written = [t for t in tensors if sum(u.value == t.value for u in tensors) > 1
                        and t.value != destination
-                       and _overlap(t.memory + (t.nbytes,), memory)]
+                       and spans_overlap(t.memory + (t.nbytes,), memory)]
             if written and _used(method, destination, _reachable(method, later + 1)):
                 found.append((index, source, destination, call_index, call.op))
                 break
@@ -199,9 +188,10 @@ def overwritten_moves(method):
 
 
 def check(program, path):
-    """Refuses, in one sentence, a program whose first method reads a view of a tensor
-    in another order than the tensor's, or hands a portable kernel that walks memory as
-    the contiguous layout a tensor in another."""
+    """Refuses, in one sentence, a program whose first method overwrites a moved
+    control-flow result before reading it, reads a view of a tensor in another order
+    than the tensor's, or hands a portable kernel that walks memory as the contiguous
+    layout a tensor in another."""
     for method in program.methods[:1]:
         for index, source, destination, call_index, op in overwritten_moves(method)[:1]:
             raise BuildSetupError(

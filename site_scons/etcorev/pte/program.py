@@ -295,7 +295,7 @@ class Method:
         inputs = set(self.input_values)
         written, found, seen = [], [], set()
         for call in self.calls:
-            tensors = [t for t in _call_tensors(call.args)
+            tensors = [t for t in call_tensors(call.args)
                        if t.memory is not None and not t.constant]
             outs = [t for t in tensors if sum(u.value == t.value for u in tensors) > 1]
             for t in tensors:
@@ -303,7 +303,7 @@ class Method:
                 if t in outs or t.value in seen or t.value in inputs or not t.nbytes:
                     continue
                 seen.add(t.value)
-                if not any(_spans_overlap(span, w) for w in written):
+                if not any(spans_overlap(span, w) for w in written):
                     found.append(span)
             written += [t.memory + (t.nbytes,) for t in outs]
         return found
@@ -684,14 +684,14 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
     )
 
 
-def _call_tensors(args):
+def call_tensors(args):
     """The TensorArgs of a kernel call's arguments, tensor lists' items too."""
     for arg in args:
         items = arg if isinstance(arg, list) else [arg]
         yield from (a for a in items if isinstance(a, TensorArg))
 
 
-def _spans_overlap(a, b):
+def spans_overlap(a, b):
     """Do two (buffer id, offset, bytes) spans share a byte?"""
     return a[0] == b[0] and a[1] < b[1] + b[2] and b[1] < a[1] + a[2]
 

@@ -79,16 +79,6 @@ class State(torch.nn.Module):
         return self.total * 2
 
 
-class UnplannedBuffer(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.register_buffer("total", torch.zeros(3))
-
-    def forward(self, x):
-        self.total.add_(x)
-        return self.total * 2
-
-
 def _unplanned_buffer_config():
     from executorch.exir import ExecutorchBackendConfig
     from executorch.exir.passes import MemoryPlanningPass
@@ -108,7 +98,8 @@ MODELS = {
     "cond": (Cond, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
     "two_conds_cloned": (TwoConds, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
     "state": (State, lambda: (torch.tensor([1.5, -2.0, 0.25]),)),
-    "unplanned_buffer": (UnplannedBuffer, lambda: (torch.ones(3),)),
+    # the same module, its buffer left to the application (_unplanned_buffer_config)
+    "unplanned_buffer": (State, lambda: (torch.ones(3),)),
     "two_conds": (lambda: TwoConds(clone=False), lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
 }
 REFUSED = {"unplanned_buffer", "two_conds"}
