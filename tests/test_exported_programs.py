@@ -45,6 +45,8 @@ def test_the_expected_outputs_are_pytorchs_semantics():
     assert _values("two_conds_cloned", "expected") == [[v * 2 for v in x], [v - 10 for v in x]]
     [x] = _values("state", "inputs")
     assert _values("state", "expected") == [[2 * v for v in x]]
+    [x] = _values("initialized_state", "inputs")
+    assert _values("initialized_state", "expected") == [[2 * (5 + v) for v in x]]
 
 
 @needs_qemu
@@ -66,7 +68,7 @@ def test_programs_run_to_eager_outputs(et_root, tmp_path, corev_kernels):
                    "run", build_dir=tmp_path / "build")
     assert result.returncode == 0, result.stdout[-4000:]
     sections = re.split(r"(?m)^Cycles startup: ", result.stdout)[1:]
-    assert len(sections) == len(NAMES) == 5, result.stdout[-4000:]
+    assert len(sections) == len(NAMES) == 6, result.stdout[-4000:]
     for name, section in zip(NAMES, sections):
         assert re.search(r"^Exit status: 0$", section, re.M), section
         printed = re.findall(r"^Output \d+: ", section, re.M)

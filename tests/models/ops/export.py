@@ -18,6 +18,7 @@ export is deterministic (fixed seeds): a second run writes the same bytes.
 """
 
 import argparse
+import copy
 import json
 import sys
 from pathlib import Path
@@ -212,7 +213,8 @@ def export_model(name):
     module = make_module().eval()
     inputs = make_inputs()
     with torch.no_grad():
-        expected = _flat(module(*inputs))
+        # on a copy: a model with state (a mutable buffer) would export its updated value
+        expected = _flat(copy.deepcopy(module)(*inputs))
     config = BACKEND_CONFIGS[name]() if name in BACKEND_CONFIGS else None
     program = to_edge_transform_and_lower(torch.export.export(module, inputs)).to_executorch(config)
     return (bytes(program.buffer), [_tensor_entry(t) for t in inputs],

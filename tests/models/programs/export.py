@@ -11,7 +11,9 @@ requirements: the `export` extra). tests/test_exported_programs.py runs them.
 - `cond`: torch.cond (a JumpFalseCall to the chain's end was refused as out of range);
   `two_conds_cloned`: two of them, both ways from one input, the first result copied.
 - `state`: a mutable buffer as ExecuTorch plans it by default, without an initial value
-  in the program (the runner zeroes its memory, as ExecuTorch's runners do).
+  in the program (the runner zeroes its memory, as ExecuTorch's runners do);
+  `initialized_state`: one with a value of its own in the program
+  (InitializedMutableBufferPass), which loading the method writes after the zeroing.
 - refused/: programs the build refuses, only the .pte: `unplanned_buffer`, a mutable
   buffer exported with MemoryPlanningPass(alloc_mutable_buffers=False); `two_conds`, the
   two conditions without the copy, which ExecuTorch v1.4.1 plans to wrong outputs.
@@ -79,6 +81,20 @@ class State(torch.nn.Module):
         return self.total * 2
 
 
+class InitializedState(State):
+    """The mutable buffer with a value of its own, which the program carries
+    (InitializedMutableBufferPass): load_method writes it after the runner's zeroing."""
+    def __init__(self):
+        super().__init__()
+        self.total.fill_(5.0)
+
+
+def _initialized_state_config():
+    from executorch.exir import ExecutorchBackendConfig
+    from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPass
+    return ExecutorchBackendConfig(passes=[InitializedMutableBufferPass(["total"])])
+
+
 def _unplanned_buffer_config():
     from executorch.exir import ExecutorchBackendConfig
     from executorch.exir.passes import MemoryPlanningPass
@@ -98,6 +114,7 @@ MODELS = {
     "cond": (Cond, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
     "two_conds_cloned": (TwoConds, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
     "state": (State, lambda: (torch.tensor([1.5, -2.0, 0.25]),)),
+    "initialized_state": (InitializedState, lambda: (torch.tensor([1.5, -2.0, 0.25]),)),
     # the same module, its buffer left to the application (_unplanned_buffer_config)
     "unplanned_buffer": (State, lambda: (torch.ones(3),)),
     "two_conds": (lambda: TwoConds(clone=False), lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
@@ -109,6 +126,7 @@ def main(argv):
     out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else HERE
     ops_export.MODELS = MODELS
     ops_export.BACKEND_CONFIGS["unplanned_buffer"] = _unplanned_buffer_config
+    ops_export.BACKEND_CONFIGS["initialized_state"] = _initialized_state_config
     for name in MODELS:
         if name in REFUSED:
             pte, _, _ = ops_export.export_model(name)
