@@ -59,12 +59,11 @@ T floor_remainder(T a, T b) {
 Tensor& remainder_Tensor_out(KernelRuntimeContext& ctx, const Tensor& a, const Tensor& b,
                              Tensor& out) {
   ScalarType common_type = executorch::runtime::promoteTypes(a.scalar_type(), b.scalar_type());
+  // (Bool is no integral type here: the tree's kernel refuses it, as PyTorch does)
   if (!executorch::runtime::isIntegralType(common_type, /*includeBool=*/false)) {
     return torch::executor::native::remainder_Tensor_out(ctx, a, b, out);
   }
-  ET_KERNEL_CHECK(ctx,
-                  executorch::runtime::canCast(common_type, out.scalar_type()) &&
-                      common_type != ScalarType::Bool,
+  ET_KERNEL_CHECK(ctx, executorch::runtime::canCast(common_type, out.scalar_type()),
                   InvalidArgument, out);
   ET_KERNEL_CHECK(ctx, executorch::runtime::tensors_have_same_dim_order(a, b, out),
                   InvalidArgument, out);
@@ -100,14 +99,9 @@ Tensor& remainder_Scalar_out(KernelRuntimeContext& ctx, const Tensor& a, const S
   if (!executorch::runtime::isIntegralType(common_type, /*includeBool=*/false)) {
     return torch::executor::native::remainder_Scalar_out(ctx, a, b, out);
   }
-  ET_KERNEL_CHECK(ctx,
-                  executorch::runtime::canCast(common_type, out.scalar_type()) &&
-                      common_type != ScalarType::Bool,
+  ET_KERNEL_CHECK(ctx, executorch::runtime::canCast(common_type, out.scalar_type()),
                   InvalidArgument, out);
-  ET_KERNEL_CHECK_MSG(ctx,
-                      !(executorch::runtime::isIntegralType(common_type, true) &&
-                        utils::scalar_to<double>(b) == 0),
-                      InvalidArgument, out,
+  ET_KERNEL_CHECK_MSG(ctx, utils::scalar_to<double>(b) != 0, InvalidArgument, out,
                       "Remainder operation encountered integer division by zero");
   ET_KERNEL_CHECK(ctx, executorch::runtime::tensors_have_same_dim_order(a, out),
                   InvalidArgument, out);

@@ -35,7 +35,7 @@ import itertools
 import math
 
 from etcorev.errors import BuildSetupError
-from etcorev.pte.program import call_tensors, spans_overlap
+from etcorev.pte.program import call_tensors, spans_overlap, written_tensors
 
 
 def dims_in_memory(tensor, dim_order=None):
@@ -80,8 +80,7 @@ def misread_views(method):
     seen, last_at, found = set(), {}, []
     for index, call in enumerate(method.calls):
         tensors = [t for t in call_tensors(call.args) if t.memory is not None and not t.constant]
-        # an out variant's out tensor comes twice: its argument and its return
-        written = {t.value for t in tensors if sum(u.value == t.value for u in tensors) > 1}
+        written = {t.value for t in written_tensors(tensors)}
         for tensor in tensors:
             if tensor.value in seen or tensor.value in written:
                 continue
@@ -178,8 +177,7 @@ def overwritten_moves(method):
             call_index = method.instructions[later][1]
             call = method.calls[call_index]
             tensors = [t for t in call_tensors(call.args) if t.memory is not None]
-            written = [t for t in tensors if sum(u.value == t.value for u in tensors) > 1
-                       and t.value != destination
+            written = [t for t in written_tensors(tensors) if t.value != destination
                        and spans_overlap(t.memory + (t.nbytes,), memory)]
             if written and _used(method, destination, _reachable(method, later + 1)):
                 found.append((index, source, destination, call_index, call.op))

@@ -297,7 +297,7 @@ class Method:
         for call in self.calls:
             tensors = [t for t in call_tensors(call.args)
                        if t.memory is not None and not t.constant]
-            outs = [t for t in tensors if sum(u.value == t.value for u in tensors) > 1]
+            outs = written_tensors(tensors)
             for t in tensors:
                 span = t.memory + (t.nbytes,)
                 if t in outs or t.value in seen or t.value in inputs or not t.nbytes:
@@ -637,7 +637,9 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
     unplanned_state = []
     constant_bools = {}
     value_memory = {}
-    io = set(plan.scalars("inputs") or []) | set(plan.scalars("outputs") or [])
+    input_values = list(plan.scalars("inputs") or [])
+    output_values = list(plan.scalars("outputs") or [])
+    io = set(input_values) | set(output_values)
     for index in range(len(values)):
         tag, val = values[index].union("val")
         if tag == KT_BOOL and val is not None:
@@ -677,8 +679,8 @@ def _read_method(plan: flatbuf.Table, r: _Reader) -> Method:
         external_data=external_data,
         unplanned_state=unplanned_state,
         instructions=stream,
-        output_values=list(plan.scalars("outputs") or []),
-        input_values=list(plan.scalars("inputs") or []),
+        output_values=output_values,
+        input_values=input_values,
         constant_bools=constant_bools,
         value_memory=value_memory,
     )
@@ -689,6 +691,12 @@ def call_tensors(args):
     for arg in args:
         items = arg if isinstance(arg, list) else [arg]
         yield from (a for a in items if isinstance(a, TensorArg))
+
+
+def written_tensors(tensors):
+    """The out tensors among a kernel call's TensorArgs: an out variant's out tensor comes
+    twice, as its argument and its return."""
+    return [t for t in tensors if sum(u.value == t.value for u in tensors) > 1]
 
 
 def spans_overlap(a, b):
