@@ -137,6 +137,39 @@ def test_two_torch_conds_that_export_to_wrong_outputs_are_refused(et_root, tmp_p
                    build_dir=build)
 
 
+@needs_qemu
+def test_method_picks_the_method_of_a_program_of_several(et_root, tmp_path):
+    """A program of two methods (to_edge of {"forward": ..., "decode": ...}) has them in
+    name order: the runner ran the first, decode, as ExecuTorch's executor_runner does
+    without --method_name, and there was no way to run forward. method=NAME runs the
+    method named so (its inputs, outputs and memory); without it the first runs, named in
+    the output; an unknown name is refused with the program's methods."""
+    methods = PROGRAMS / "methods"
+    model = methods / "two_methods.pte"
+    build = tmp_path / "build"
+    for method, given in (("forward", ["method=forward"]), ("decode", [])):
+        expected = methods / ("two_methods.%s.expected.json" % method)
+        result = scons("board=qemu", "model=%s" % model, "expected=%s" % expected, "run",
+                       *given, build_dir=build)
+        assert result.returncode == 0, result.stdout[-3000:]
+        assert re.search(r"^Method: %s \(of 2\)$" % method, result.stdout, re.M), result.stdout
+        printed = re.findall(r"^Output \d+: ", result.stdout, re.M)
+        assert len(printed) == len(_values_in(expected)), result.stdout
+    # the other method's outputs are no match: the check compares the method's own
+    wrong = scons("board=qemu", "model=%s" % model, "run",
+                  "expected=%s" % (methods / "two_methods.forward.expected.json"),
+                  build_dir=build)
+    assert wrong.returncode != 0
+    refused = scons("board=qemu", "model=%s" % model, "method=encode",
+                    build_dir=tmp_path / "refused")
+    assert_refused(refused, "two_methods.pte", "no method 'encode'", "decode, forward",
+                   "method=", build_dir=tmp_path / "refused")
+
+
+def _values_in(path):
+    return [t["values"] for t in json.loads(path.read_text())]
+
+
 def test_export_reproduces_shipped(tmp_path):
     pytest.importorskip("executorch.exir", reason="the executorch Python package is not "
                         "installed (it is the `export` extra: ./setup.sh --export)")
@@ -144,8 +177,12 @@ def test_export_reproduces_shipped(tmp_path):
     import sys
     subprocess.run([sys.executable, str(PROGRAMS / "export.py"), "--out", str(tmp_path)],
                    check=True, capture_output=True)
+    methods = tmp_path / "methods"
     for path in [tmp_path / "refused" / "unplanned_buffer.pte",
-                 tmp_path / "refused" / "two_conds.pte"] + [
+                 tmp_path / "refused" / "two_conds.pte", methods / "two_methods.pte",
+                 methods / "two_methods.inputs.json",
+                 methods / "two_methods.forward.expected.json",
+                 methods / "two_methods.decode.expected.json"] + [
             tmp_path / ("%s.%s" % (n, s)) for n in NAMES
             for s in ("pte", "inputs.json", "expected.json")]:
         shipped = PROGRAMS / path.relative_to(tmp_path)

@@ -28,7 +28,9 @@ Construction variables, with their defaults: $MODEL, $MODEL_INPUTS and $MODEL_EX
 beside each NAME.pte), $OPS ("model": the kernels the model's operators need; "all"; or
 op,op,...), $KERNEL_DIRS (kernel directories of one's own, comma-separated),
 $COREV_KERNELS (True), $CMSIS_NN_ROOT, $MODEL_PLACEMENT ("embedded" or "external"),
-$MODEL_EMBED ("incbin"), $CLOCK_HZ (400000000), $PROFILE, $INSTALL_DIR ("install"), the
+$MODEL_EMBED ("incbin"), $CLOCK_HZ (400000000), $PROFILE, $INSTALL_DIR ("install"),
+$RUNNER_METHOD (the method to run: "", the program's first, as ExecuTorch's
+executor_runner without --method_name), the
 pools ($RUNNER_NUM_EXECUTIONS 1, $RUNNER_METHOD_POOL and $RUNNER_TEMP_POOL: 0, sized from
 the model) and $RUNNER_APP_SOURCES: a firmware's own sources, whose main calls
 corev_et_run() (corev_et.h), in place of the runner's main. Loads the executorch,
@@ -171,7 +173,7 @@ class _Runner:
             whole_archive += self.runtime.prim_ops
 
         inputs = []
-        method = model.program.methods[0]
+        method = model.program.method
         if model.inputs:
             tensors = model_io.read_tensors(model.inputs, "inputs", "MODEL_INPUTS")
             inputs = model_io.check_inputs(tensors, method.inputs, model.inputs,
@@ -228,7 +230,7 @@ def ExecutorRunner(env):
     # What it reads, checked first: in a SConstruct of one's own they may be of any type.
     variables.check(env, "MODEL", "MODEL_INPUTS", "MODEL_EXPECTED", "OPS", "KERNEL_DIRS",
                     "COREV_KERNELS", "CMSIS_NN_ROOT", "MODEL_PLACEMENT", "MODEL_EMBED",
-                    "CLOCK_HZ", "PROFILE", "INSTALL_DIR", "RUNNER_NUM_EXECUTIONS",
+                    "CLOCK_HZ", "PROFILE", "INSTALL_DIR", "RUNNER_METHOD", "RUNNER_NUM_EXECUTIONS",
                     "RUNNER_METHOD_POOL", "RUNNER_TEMP_POOL", "RUNNER_APP_SOURCES", "BOARD",
                     "STACK_SIZE", "MODEL_ALIGN", "IMAGE_FORMATS", "ISA", "ET_ROOT")
     kernel_dirs = [d.strip() for d in env["KERNEL_DIRS"].split(",") if d.strip()]
@@ -247,7 +249,7 @@ def ExecutorRunner(env):
     for model in model_set:
         try:
             program = models.load_program(model, model_region, env["MODEL_PLACEMENT"],
-                                          env["BOARD"])
+                                          env["BOARD"], env["RUNNER_METHOD"])
             cortex_m_forms.check(program, model.path, env.get("RUNNER_TEMP_POOL"))
             memory_order.check(program, model.path)
             runner_config.check_fits(program, model.path, env, data,
@@ -309,7 +311,7 @@ def generate(env):
     require_tools(env, "executorch", "model_embed", "corev_backend")
     env.SetDefault(MODEL="", MODEL_INPUTS="", MODEL_EXPECTED="", OPS="model", KERNEL_DIRS="",
                    COREV_KERNELS=True, MODEL_PLACEMENT="embedded", MODEL_EMBED="incbin",
-                   CLOCK_HZ=400000000, RUNNER_NUM_EXECUTIONS=1, RUNNER_METHOD_POOL=0,
+                   CLOCK_HZ=400000000, RUNNER_METHOD="", RUNNER_NUM_EXECUTIONS=1, RUNNER_METHOD_POOL=0,
                    RUNNER_TEMP_POOL=0, INSTALL_DIR="install", RUNNER_APP_SOURCES=[])
     env.AddMethod(ExecutorRunner)
     env.AddMethod(InstallFirmwares)

@@ -78,7 +78,7 @@ def _check_outputs(firmware, text, env):
     if model is None:
         return None
     printed = model_io.parse_outputs(text)
-    wanted = len(model.program.methods[0].outputs)
+    wanted = len(model.program.method.outputs)
     if len(printed) < wanted:
         return "printed %d of the method's %d outputs" % (len(printed), wanted)
     if model.expected:
@@ -95,7 +95,7 @@ def _bundle_cases(firmware):
     model = firmware.model
     if model is None or model.program is None or not model.program.is_bundled:
         return None
-    return len(model.program.bundle.test_suites.get(model.program.methods[0].name, []))
+    return len(model.program.bundle.test_suites.get(model.program.method.name, []))
 
 
 def _run(target, source, env):

@@ -741,14 +741,22 @@ int corev_et_run() {
   }
   print_cycles("program load", board_cycles() - start);
 
-  Result<const char*> method_name = program->get_method_name(0);
-  if (!method_name.ok()) return fail("get_method_name", method_name.error());
+  // The method the build chose (method=, else the program's first) and checked the
+  // program for: named when there are others, which ExecuTorch's runner runs on request.
+  const char* const method_name = model::method_name;
+  if (program->num_methods() > 1) {
+    board_puts("Method: ");
+    board_puts(method_name);
+    board_puts(" (of ");
+    board_put_u64(program->num_methods());
+    board_puts(")\n");
+  }
 #if RUNNER_PROFILE
-  if (!model::attach_event_tracer(program_data, *method_name)) {
+  if (!model::attach_event_tracer(program_data, method_name)) {
     board_puts("Profile warning: the method's tables are larger than the build sized for\n");
   }
 #endif
-  Result<MethodMeta> meta = program->method_meta(*method_name);
+  Result<MethodMeta> meta = program->method_meta(method_name);
   if (!meta.ok()) return fail("method_meta", meta.error());
 
   // Planned buffers are carved out of one static pool, each 16-byte aligned.
@@ -774,7 +782,7 @@ int corev_et_run() {
   MemoryManager memory_manager(&method_allocator, &planned_memory, &temp_allocator);
 
   start = board_cycles();
-  Result<Method> method = program->load_method(*method_name, &memory_manager, RUNNER_EVENT_TRACER);
+  Result<Method> method = program->load_method(method_name, &memory_manager, RUNNER_EVENT_TRACER);
   if (!method.ok()) {
     return fail("load_method", method.error(),
                 method.error() == Error::MemoryAllocationFailed
@@ -790,7 +798,7 @@ int corev_et_run() {
 
 #if RUNNER_BUNDLED
   // Every test case of the method: its inputs, num_executions runs, its outputs checked.
-  const auto* suite = test_suite(model_data, *method_name);
+  const auto* suite = test_suite(model_data, method_name);
   const auto* test_cases = suite != nullptr ? suite->test_cases() : nullptr;
   if (test_cases == nullptr || test_cases->size() == 0) {
     return fail("finding test cases", Error::NotFound,

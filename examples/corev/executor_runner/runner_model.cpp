@@ -23,6 +23,7 @@ executorch::runtime::Span<uint8_t>
     planned_spans[RUNNER_MAX_PLANNED_BUFFERS > 0 ? RUNNER_MAX_PLANNED_BUFFERS : 1];
 const size_t max_planned_buffers = RUNNER_MAX_PLANNED_BUFFERS;
 
+const char* const method_name = RUNNER_METHOD_NAME;
 const int num_executions = RUNNER_NUM_EXECUTIONS;
 const size_t num_outputs = RUNNER_NUM_OUTPUTS;
 #if RUNNER_NUM_INPUTS > 0

@@ -39,6 +39,7 @@ extern const size_t planned_pool_size;
 extern executorch::runtime::Span<uint8_t> planned_spans[];
 extern const size_t max_planned_buffers;
 
+extern const char* const method_name;  // the method to run (method=; else the first)
 extern const int num_executions;
 extern const size_t num_outputs;
 extern const Input inputs[];  // the values given to the build (inputs=), in order

@@ -499,7 +499,7 @@ def summary(program) -> Optional[str]:
     for a program without them."""
     if not program.methods:
         return None
-    forms = call_forms(program.methods[0])
+    forms = call_forms(program.method)
     if not forms:
         return None
     backends = targets(forms)
@@ -520,7 +520,7 @@ def summary(program) -> Optional[str]:
     if short:
         notes.append("%d scratch buffer%s below the C path's, topped up from the temp pool"
                      % (len(short), "s" if len(short) > 1 else ""))
-    temp = temp_pool_bytes(program.methods[0])
+    temp = temp_pool_bytes(program.method)
     if temp:
         notes.append("the kernels take up to %d bytes of temp pool" % temp)
     return "%s%s" % (where, "; " + "; ".join(notes) if notes else "")
@@ -530,24 +530,24 @@ def check(program, path, temp_pool=None):
     """Refuses, in one sentence, a program with a Cortex-M operator call the firmware
     cannot compute as the dialect's reference does, and a temp pool (temp_pool=, when
     given) too small for what its calls take from it."""
-    for method in program.methods[:1]:
-        for form in call_forms(method):
-            if form.problem:
-                raise BuildSetupError(
-                    "The model '%s' cannot run as exported: kernel call %d of its method '%s' "
-                    "(%s): %s. %s"
-                    % (path, form.index, method.name, form.op, form.problem,
-                       "ExecuTorch's Cortex-M passes do not make such a call from any "
-                       "target (was the program edited?); export it again with "
-                       "CortexMPassManager, with or without a CortexMTargetConfig."
-                       if form.edited else
-                       "No kernel of this build computes such a call as the cortex_m "
-                       "dialect's reference does; please report it with the model."))
-        needed = temp_pool_bytes(method)
-        if temp_pool and temp_pool < needed:
+    method = program.method
+    for form in call_forms(method):
+        if form.problem:
             raise BuildSetupError(
-                "$RUNNER_TEMP_POOL=%d is too small for the model '%s': its Cortex-M operators take "
-                "up to %d bytes from the temp pool (scratch buffers planned for another "
-                "CMSIS-NN backend than the C path, rows of a softmax across memory, a padded "
-                "transposed convolution). Give $RUNNER_TEMP_POOL=%d or more, or leave it out: the "
-                "build sizes it." % (temp_pool, path, needed, needed))
+                "The model '%s' cannot run as exported: kernel call %d of its method '%s' "
+                "(%s): %s. %s"
+                % (path, form.index, method.name, form.op, form.problem,
+                   "ExecuTorch's Cortex-M passes do not make such a call from any "
+                   "target (was the program edited?); export it again with "
+                   "CortexMPassManager, with or without a CortexMTargetConfig."
+                   if form.edited else
+                   "No kernel of this build computes such a call as the cortex_m "
+                   "dialect's reference does; please report it with the model."))
+    needed = temp_pool_bytes(method)
+    if temp_pool and temp_pool < needed:
+        raise BuildSetupError(
+            "$RUNNER_TEMP_POOL=%d is too small for the model '%s': its Cortex-M operators take "
+            "up to %d bytes from the temp pool (scratch buffers planned for another "
+            "CMSIS-NN backend than the C path, rows of a softmax across memory, a padded "
+            "transposed convolution). Give $RUNNER_TEMP_POOL=%d or more, or leave it out: the "
+            "build sizes it." % (temp_pool, path, needed, needed))

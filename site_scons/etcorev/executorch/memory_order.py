@@ -186,37 +186,37 @@ def overwritten_moves(method):
 
 
 def check(program, path):
-    """Refuses, in one sentence, a program whose first method overwrites a moved
+    """Refuses, in one sentence, a program whose method to run overwrites a moved
     control-flow result before reading it, reads a view of a tensor in another order
     than the tensor's, or hands a portable kernel that walks memory as the contiguous
     layout a tensor in another."""
-    for method in program.methods[:1]:
-        for index, source, destination, call_index, op in overwritten_moves(method)[:1]:
-            raise BuildSetupError(
-                "The model '%s' cannot run as exported: instruction %d of its method '%s' "
-                "hands a control-flow result (value %d, as torch.cond does) on to value %d "
-                "by reference, and ExecuTorch v1.4.1's memory planning gives the same memory "
-                "to kernel call %d (%s) while value %d is still to be read: on any runtime "
-                "that value would be overwritten, and the program's outputs wrong. Call "
-                ".clone() on torch.cond's result in the model (the copy gets planned "
-                "memory of its own) and export again."
-                % (path, index, method.name, source, destination, call_index, op,
-                   destination))
-        for index, op, what, tensor in contiguous_only_calls(method)[:1]:
-            raise BuildSetupError(
-                "The model '%s' cannot run as exported: kernel call %d of its method '%s' "
-                "(%s, ExecuTorch's portable kernel) gets %s, but %s: its values would land "
-                "in the wrong places. Call .contiguous() on its inputs in the model (the "
-                "export then copies them to the contiguous layout) and export again."
-                % (path, index, method.name, op, _describe(tensor), what))
-        for index, op, view, source_index, source in misread_views(method)[:1]:
-            raise BuildSetupError(
-                "The model '%s' cannot run as exported: kernel call %d of its method '%s' "
-                "(%s) reads %s, which ExecuTorch's memory planning made a view of the "
-                "memory of kernel call %d's %s (a reshape or flatten of it): the view "
-                "walks that memory in another order, so every runtime would read its "
-                "values in the wrong places. Call .contiguous() on the tensor before "
-                "the reshape in the model (the export then copies it to the contiguous "
-                "layout) and export again."
-                % (path, index, method.name, op, _describe(view), source_index,
-                   _describe(source)))
+    method = program.method
+    for index, source, destination, call_index, op in overwritten_moves(method)[:1]:
+        raise BuildSetupError(
+            "The model '%s' cannot run as exported: instruction %d of its method '%s' "
+            "hands a control-flow result (value %d, as torch.cond does) on to value %d "
+            "by reference, and ExecuTorch v1.4.1's memory planning gives the same memory "
+            "to kernel call %d (%s) while value %d is still to be read: on any runtime "
+            "that value would be overwritten, and the program's outputs wrong. Call "
+            ".clone() on torch.cond's result in the model (the copy gets planned "
+            "memory of its own) and export again."
+            % (path, index, method.name, source, destination, call_index, op,
+               destination))
+    for index, op, what, tensor in contiguous_only_calls(method)[:1]:
+        raise BuildSetupError(
+            "The model '%s' cannot run as exported: kernel call %d of its method '%s' "
+            "(%s, ExecuTorch's portable kernel) gets %s, but %s: its values would land "
+            "in the wrong places. Call .contiguous() on its inputs in the model (the "
+            "export then copies them to the contiguous layout) and export again."
+            % (path, index, method.name, op, _describe(tensor), what))
+    for index, op, view, source_index, source in misread_views(method)[:1]:
+        raise BuildSetupError(
+            "The model '%s' cannot run as exported: kernel call %d of its method '%s' "
+            "(%s) reads %s, which ExecuTorch's memory planning made a view of the "
+            "memory of kernel call %d's %s (a reshape or flatten of it): the view "
+            "walks that memory in another order, so every runtime would read its "
+            "values in the wrong places. Call .contiguous() on the tensor before "
+            "the reshape in the model (the export then copies it to the contiguous "
+            "layout) and export again."
+            % (path, index, method.name, op, _describe(view), source_index,
+               _describe(source)))

@@ -35,4 +35,4 @@ def call_macs(op, sizes):
 
 def program_macs(program):
     """MACs of one execution of the program's first method."""
-    return sum(call_macs(op, sizes) for op, sizes in program.methods[0].kernel_calls)
+    return sum(call_macs(op, sizes) for op, sizes in program.method.kernel_calls)

@@ -343,10 +343,22 @@ class Program:
     methods: List[Method]
     segments: List[DataSegment] = field(default_factory=list)
     bundle: Optional[Bundle] = None  # a bundled program: the test cases
+    method_index: int = 0  # the method the runner runs (select_method)
 
     @property
     def is_bundled(self) -> bool:
         return self.bundle is not None
+
+    @property
+    def method(self) -> Method:
+        """The method the runner runs: the first, as ExecuTorch's executor_runner without
+        --method_name, unless select_method chose another."""
+        return self.methods[self.method_index]
+
+    def select_method(self, name: str) -> Method:
+        """Run the method called `name` (one of method_names)."""
+        self.method_index = self.method_names.index(name)
+        return self.method
 
     @property
     def flatbuffer_size(self) -> int:
@@ -374,8 +386,8 @@ class Program:
 
     @property
     def planned_buffer_sizes(self) -> List[int]:
-        """Memory-planned buffer sizes of the first method."""
-        return self.methods[0].planned_buffer_sizes if self.methods else []
+        """Memory-planned buffer sizes of the method the runner runs."""
+        return self.method.planned_buffer_sizes if self.methods else []
 
     def op_signature(self) -> str:
         """Canonical JSON of operators and kernel keys only (independent of

@@ -94,9 +94,11 @@ def model_set(spec, inputs="", expected="") -> List[Model]:
     return models
 
 
-def load_program(model: Model, region, placement, board):
+def load_program(model: Model, region, placement, board, method=""):
     """Validate the model's program; refuse one larger than the region it goes into,
-    now, in one sentence, rather than after compiling everything."""
+    now, in one sentence, rather than after compiling everything. method: the name of
+    the method to run, or empty for the program's first (as ExecuTorch's
+    executor_runner without --method_name)."""
     try:
         model.program = pte.validate_pte(model.path)
     except pte.PteError as error:
@@ -111,9 +113,15 @@ def load_program(model: Model, region, placement, board):
                                    region.length, region.length / 2**20, placement))
     if not model.program.methods:
         raise BuildSetupError("The model '%s' has no method to run." % model.path)
-    if not model.program.methods[0].outputs:
+    if method:
+        if method not in model.program.method_names:
+            raise BuildSetupError(
+                "The model '%s' has no method '%s' ($RUNNER_METHOD); its methods are %s."
+                % (model.path, method, ", ".join(model.program.method_names)))
+        model.program.select_method(method)
+    if not model.program.method.outputs:
         raise BuildSetupError("The model '%s' is corrupt or incomplete: its method '%s' has "
-                              "no outputs." % (model.path, model.program.methods[0].name))
+                              "no outputs." % (model.path, model.program.method.name))
     _check_delegates(model)
     _check_external_data(model)
     _check_unplanned_state(model)
@@ -126,7 +134,7 @@ def _check_delegates(model: Model):
     """A method that hands work to a backend the firmware does not register builds, then
     fails on the target with load_method's NotFound (0x20). ExecuTorch's getting-started
     flow lowers to XNNPACK, so say it before compiling, naming the backend."""
-    method = model.program.methods[0]
+    method = model.program.method
     missing = sorted(set(method.delegates) - set(FIRMWARE_BACKENDS))
     if missing:
         raise BuildSetupError(
@@ -149,7 +157,7 @@ def _check_external_data(model: Model):
     weights in a .ptd file beside it; the firmware links one program and no data map, so
     load_method would fail on the target with InvalidState (0x02). Say it before
     compiling."""
-    method = model.program.methods[0]
+    method = model.program.method
     if method.external_data:
         raise BuildSetupError(
             "The model '%s' keeps the data of %s outside the program, in a "
@@ -165,7 +173,7 @@ def _check_unplanned_state(model: Model):
     (and emit_mutable_buffer_names=True) is left to the application: its memory and its
     initial state. ExecuTorch gives it a null data pointer; the runner has neither, and
     the first kernel on it loaded through address 0. Say it before compiling."""
-    method = model.program.methods[0]
+    method = model.program.method
     if method.unplanned_state:
         them = "it" if len(method.unplanned_state) == 1 else "them"
         raise BuildSetupError(
@@ -189,7 +197,7 @@ def _check_bundle(model: Model):
             "(inputs and expected outputs), so $MODEL_INPUTS and $MODEL_EXPECTED do not apply. Drop "
             "them, or give the plain .pte." % model.path)
     model.inputs = model.expected = None
-    method = model.program.methods[0]
+    method = model.program.method
     cases = model.program.bundle.test_suites.get(method.name, [])
     if not cases:
         raise BuildSetupError("The bundled program '%s' has no test cases for its method "

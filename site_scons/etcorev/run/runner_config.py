@@ -43,7 +43,7 @@ def executions(program, env):
     bundled program's test cases."""
     runs = env["RUNNER_NUM_EXECUTIONS"]
     if program.is_bundled:
-        runs *= max(1, len(program.bundle.test_suites.get(program.methods[0].name, [])))
+        runs *= max(1, len(program.bundle.test_suites.get(program.method.name, [])))
     return runs
 
 
@@ -87,12 +87,12 @@ def check_fits(program, model_file, env, region, embedded):
     """Refuse, before anything is compiled, a model whose memory cannot fit the board's
     image region whatever the code: its planned activations, the pools, the stack (and
     the model itself when it is linked in). Names each part."""
-    planned, method_pool, temp_pool = pool_sizes(program.methods[0], env)
+    planned, method_pool, temp_pool = pool_sizes(program.method, env)
     parts = [("planned memory (the method's activations)", planned),
              ("method pool", method_pool), ("temp pool", temp_pool),
              ("stack", env["STACK_SIZE"])]
     if profile_mode(env.get("PROFILE")) == "etdump":
-        parts.append(("the ETDump buffer", etdump_buffer_size(program.methods[0],
+        parts.append(("the ETDump buffer", etdump_buffer_size(program.method,
                                                               executions(program, env))))
     if embedded:
         parts.append(("the model itself", program.size))
@@ -129,9 +129,17 @@ def state_ranges(method):
     return merged
 
 
+def c_string(text):
+    """A C string literal of text's UTF-8 bytes (printable ASCII as itself, the rest as
+    octal escapes: a method's name is any string the exporter was given)."""
+    return '"%s"' % "".join(
+        chr(b) if 32 <= b < 127 and chr(b) not in '"\\?' else "\\%03o" % b
+        for b in text.encode("utf-8"))
+
+
 def header_lines(program, model_file, env, inputs=()):
     """The header's lines. env: the build options (pools, executions, placement, ...)."""
-    method = program.methods[0]
+    method = program.method
     planned = [aligned(size) for size in method.planned_buffer_sizes]
     planned_pool, method_pool, temp_pool = pool_sizes(method, env)
     lines = [
@@ -143,6 +151,7 @@ def header_lines(program, model_file, env, inputs=()):
         "#define RUNNER_TEMP_POOL_SIZE %d" % temp_pool,
         "#define RUNNER_PLANNED_POOL_SIZE %d" % planned_pool,
         "#define RUNNER_MAX_PLANNED_BUFFERS %d" % len(planned),
+        "#define RUNNER_METHOD_NAME %s" % c_string(method.name),
         "#define RUNNER_NUM_EXECUTIONS %d" % env["RUNNER_NUM_EXECUTIONS"],
         "#define RUNNER_NUM_OUTPUTS %d" % len(method.outputs),
         "#define RUNNER_NUM_INPUTS %d" % len(inputs),

@@ -106,6 +106,8 @@ OPTIONS = (
                            "third-party/flatcc submodule), `scons run` writes "
                            "executor_runner.etdp and prints the Inspector's table"),
            "PROFILE", (10, _profile_part)),
+    Option(("method", "the method of the program to run (default: its first, as "
+            "ExecuTorch's executor_runner without --method_name)", ""), "RUNNER_METHOD"),
     Option(IntOption("num_executions", "how many times the runner executes the method", 1,
                      minimum=1, ctype="int"), "RUNNER_NUM_EXECUTIONS"),
     Option(IntOption("method_pool", "method allocator pool in bytes (default: sized from the "

@@ -110,6 +110,8 @@ VARIABLES = {v.name: v for v in (
     Variable("MODEL_EMBED", "choice", "how the model gets into the image",
              ("incbin", "xxd", "embed")),
     Variable("CLOCK_HZ", "whole", "the core clock in Hz"),
+    Variable("RUNNER_METHOD", "text", "the name of the method to run, or empty for the "
+             "program's first"),
     Variable("RUNNER_NUM_EXECUTIONS", "whole", "how many times the runner executes"),
     Variable("RUNNER_METHOD_POOL", "whole", "the method pool in bytes (0: sized for you)"),
     Variable("RUNNER_TEMP_POOL", "whole", "the temp pool in bytes (0: the default)"),

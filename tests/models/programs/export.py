@@ -14,6 +14,9 @@ requirements: the `export` extra). tests/test_exported_programs.py runs them.
   in the program (the runner zeroes its memory, as ExecuTorch's runners do);
   `initialized_state`: one with a value of its own in the program
   (InitializedMutableBufferPass), which loading the method writes after the zeroing.
+- methods/two_methods: a program of two methods (to_edge of {"forward": ..., "decode":
+  ...}); ExecuTorch orders them by name, so its first is `decode`. The inputs fit
+  both; NAME.METHOD.expected.json per method.
 - refused/: programs the build refuses, only the .pte: `unplanned_buffer`, a mutable
   buffer exported with MemoryPlanningPass(alloc_mutable_buffers=False); `two_conds`, the
   two conditions without the copy, which ExecuTorch v1.4.1 plans to wrong outputs.
@@ -103,6 +106,38 @@ def _unplanned_buffer_config():
         emit_mutable_buffer_names=True)
 
 
+class Forward(torch.nn.Module):
+    def forward(self, x):
+        return x * 2 + 1
+
+
+class Decode(torch.nn.Module):
+    def forward(self, x):
+        return x - 5, x.sum()
+
+
+def write_two_methods(out_dir):
+    """methods/two_methods.pte, its inputs and each method's expected outputs."""
+    from executorch.exir import to_edge_transform_and_lower
+    inputs = (torch.tensor([1.5, -2.0, 0.25]),)
+    modules = {"forward": Forward(), "decode": Decode()}
+    program = to_edge_transform_and_lower(
+        {name: torch.export.export(m, inputs) for name, m in modules.items()})
+    out_dir = Path(out_dir) / "methods"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "two_methods.pte"
+    path.write_bytes(program.to_executorch().buffer)
+    entry = ops_export._tensor_entry
+    (out_dir / "two_methods.inputs.json").write_text(
+        ops_export._json_text([entry(t) for t in inputs]))
+    for name, module in modules.items():
+        with torch.no_grad():
+            outputs = ops_export._flat(module(*inputs))
+        (out_dir / f"two_methods.{name}.expected.json").write_text(
+            ops_export._json_text([entry(t) for t in outputs]))
+    return path
+
+
 def _ints(values, dtype):
     return torch.tensor(values, dtype=dtype)
 
@@ -136,6 +171,8 @@ def main(argv):
         else:
             path = ops_export.write_model(name, out)[0]
         print(f"{name}: {path.relative_to(out)} ({path.stat().st_size} bytes)")
+    path = write_two_methods(out)
+    print(f"two_methods: {path.relative_to(out)} ({path.stat().st_size} bytes)")
     return 0
 
 
