@@ -3,8 +3,9 @@
 // firmware's own sources).
 //
 // corev_et_run() loads the model the build linked in (or, with model_placement=external,
-// the one in the board's model region, checked first), runs its first method with the
-// build's inputs (all ones without NAME.inputs.json), num_executions= times, prints its
+// the one in the board's model region, checked first), runs its method ($RUNNER_METHOD,
+// else the first) with the build's inputs (all ones without NAME.inputs.json),
+// num_executions= times, prints its
 // outputs ("Output 0: float32[5] 2,2,2,2,2") and the cycles of each phase ("Cycles
 // execute: 809"); for a bundled program (.bpte) it runs and checks each test case
 // instead ("Test case 0: PASS ..."). It returns what main should return, the program's
