@@ -188,6 +188,22 @@ def test_a_wrong_expected_value_fails_naming_the_case_and_index(et_root, tmp_pat
 
 
 @needs_qemu
+def test_an_expected_infinity_fails_against_a_finite_output(et_root, tmp_path):
+    """The firmware's check took diff <= atol + rtol * |expected|, whose right side is
+    infinite for an expected infinity: a test case expecting inf passed with any finite
+    output (or -inf), exit status 0. Now, as numpy.allclose, an infinity matches the
+    same infinity only."""
+    wrong = tmp_path / "mul_add.bpte"
+    _patched(MODELS / "mul_add.bpte", wrong, case=0, output=0, index=1, delta=float("inf"))
+    result = scons("board=qemu", "model=%s" % wrong, "run", build_dir=tmp_path / "build")
+    assert result.returncode == 1, result.stdout[-3000:]
+    failed = [line for line in result.stdout.splitlines() if line.startswith("Run failed:")]
+    assert len(failed) == 1, result.stdout[-3000:]
+    assert failed[0].startswith("Run failed: test case 0 failed: output 0 index 1: "
+                                "expected inf, got "), failed[0]
+
+
+@needs_qemu
 def test_a_bundle_runs_in_place_from_the_model_region(et_root, tmp_path):
     result = scons("board=qemu", "model=%s" % (MODELS / "cnn.bpte"), "model_placement=external",
                    "run", build_dir=tmp_path)

@@ -43,6 +43,10 @@ def test_the_expected_outputs_are_pytorchs_semantics():
     assert sum(x) > 0 and _values("cond", "expected") == [[v * 2 for v in x]]
     [x] = _values("two_conds_cloned", "inputs")
     assert _values("two_conds_cloned", "expected") == [[v * 2 for v in x], [v - 10 for v in x]]
+    [x] = _values("infinities", "inputs")
+    log, masked, divided = _values("infinities", "expected")
+    assert masked == [-math.inf if v > 1 else v for v in x] and -math.inf in log
+    assert math.inf in divided and -math.inf in divided and any(map(math.isnan, divided))
     [x] = _values("state", "inputs")
     assert _values("state", "expected") == [[2 * v for v in x]]
     [x] = _values("initialized_state", "inputs")
@@ -61,6 +65,9 @@ def test_programs_run_to_eager_outputs(et_root, tmp_path, corev_kernels):
       type under the operator's own name; the dtype selection selected only the kernel
       keys' dtypes (Int), so both aborted ("dtype not selected for operator
       fmod.Tensor_out").
+    - infinities: outputs of -inf, inf and NaN as eager gives them; the check took an
+      infinity equal to the one expected for a difference (and passed anything for an
+      expected infinity).
     - cond, two_conds_cloned: torch.cond's JumpFalseCall may jump to the chain's end
       (the instruction count); the build refused the program as "jump destination 10 is
       out of range (10 instructions)". The second runs both branches from one input."""
@@ -68,7 +75,7 @@ def test_programs_run_to_eager_outputs(et_root, tmp_path, corev_kernels):
                    "run", build_dir=tmp_path / "build")
     assert result.returncode == 0, result.stdout[-4000:]
     sections = re.split(r"(?m)^Cycles startup: ", result.stdout)[1:]
-    assert len(sections) == len(NAMES) == 6, result.stdout[-4000:]
+    assert len(sections) == len(NAMES) == 7, result.stdout[-4000:]
     for name, section in zip(NAMES, sections):
         assert re.search(r"^Exit status: 0$", section, re.M), section
         printed = re.findall(r"^Output \d+: ", section, re.M)
@@ -104,6 +111,10 @@ def test_a_mutable_buffer_starts_from_zero_whatever_the_ram_held(et_root, tmp_pa
     argv = boards.load("qemu").run_command(str(elf), None, {}, str(tmp_path)) + [
         "-device", "loader,file=%s,addr=0x%x,force-raw=on" % (garbage, address)]
     run = simulator.run(argv, str(tmp_path), 60)
+    [x] = _values("infinities", "inputs")
+    log, masked, divided = _values("infinities", "expected")
+    assert masked == [-math.inf if v > 1 else v for v in x] and -math.inf in log
+    assert math.inf in divided and -math.inf in divided and any(map(math.isnan, divided))
     [x] = _values("state", "inputs")
     printed = re.search(r"^Output 0: float32\[3\] (\S+)$", run.output, re.M)
     assert printed, run.output

@@ -78,3 +78,26 @@ def test_one_wrong_expected_value_fails_the_run_naming_it(set_run, model_dir, tm
     summary = result.stdout[result.stdout.index("Summary (3 models"):]
     assert re.search(r"^mul_add\s+FAIL 1\s", summary, re.M), summary
     assert re.search(r"^add\s+ok\s", summary, re.M), summary
+
+
+@pytest.mark.parametrize("got, expected, same", [
+    ("inf,-inf,nan,1", [float("inf"), float("-inf"), float("nan"), 1.0], True),
+    ("-inf", [float("inf")], False),
+    ("inf", [3.0e38], False),
+    ("1", [float("inf")], False),
+    ("-3e38", [float("-inf")], False),
+    ("nan", [0.0], False),
+    ("0", [float("nan")], False),
+])
+def test_the_output_check_takes_infinities_as_numpy_allclose_does(got, expected, same):
+    """The check took |got - expected| <= atol + rtol * |expected|: for an expected
+    infinity the right side is infinite, so any finite value and the other infinity
+    passed (exit status 0 for a wrong output), and two equal infinities failed ("expected
+    -inf, got -inf": inf - inf is NaN). As numpy.allclose: an infinity matches the same
+    infinity only, NaN matches NaN only; tests/models/programs/infinities runs such a
+    program."""
+    from etcorev.pte import model_io
+    printed = model_io.parse_outputs("Output 0: float32[%d] %s\n" % (len(expected), got))
+    difference = model_io.compare(printed, [model_io.Tensor("float32", [len(expected)],
+                                                           expected)], 1e-6, 1e-5)
+    assert (difference is None) == same, difference

@@ -221,9 +221,15 @@ def compare(actual: dict, expected: List[Tensor], atol: float, rtol: float) -> O
         exact = not want.dtype.startswith(("float", "bfloat"))
         tolerance = max(atol, want.atol or 0.0)
         for j, (g, e) in enumerate(zip(got.values, want.values)):
-            # numpy.allclose's rule: |actual - expected| <= atol + rtol * |expected|
-            same = g == e if exact else (abs(g - e) <= tolerance + rtol * abs(e)
-                                         or (math.isnan(g) and math.isnan(e)))
+            if exact:
+                same = g == e
+            elif math.isfinite(e) and math.isfinite(g):
+                # numpy.allclose's rule: |actual - expected| <= atol + rtol * |expected|
+                same = abs(g - e) <= tolerance + rtol * abs(e)
+            else:
+                # and its infinities and NaN: the same infinity, NaN for NaN (the rule
+                # above would pass anything for an expected infinity)
+                same = g == e or (math.isnan(g) and math.isnan(e))
             if not same:
                 return "output %d differs first at index %d: expected %r, got %r" % (i, j, e, g)
     return None

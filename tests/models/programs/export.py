@@ -10,6 +10,8 @@ requirements: the `export` extra). tests/test_exported_programs.py runs them.
   double: the dtype selection had left it out).
 - `cond`: torch.cond (a JumpFalseCall to the chain's end was refused as out of range);
   `two_conds_cloned`: two of them, both ways from one input, the first result copied.
+- `infinities`: outputs with infinities and NaN (the check took an infinity equal to
+  the one expected for a difference).
 - `state`: a mutable buffer as ExecuTorch plans it by default, without an initial value
   in the program (the runner zeroes its memory, as ExecuTorch's runners do);
   `initialized_state`: one with a value of its own in the program
@@ -70,6 +72,13 @@ class TwoConds(torch.nn.Module):
     def forward(self, x):
         first = _cond(x, True)
         return first.clone() if self.clone else first, _cond(x, False)
+
+
+class Infinities(torch.nn.Module):
+    """Outputs that hold infinities and NaN, as attention masks and logs of zero make
+    them: eager's expected outputs say -Infinity, Infinity and NaN."""
+    def forward(self, x):
+        return torch.log(x), x.masked_fill(x > 1, float("-inf")), x / 0
 
 
 class State(torch.nn.Module):
@@ -148,6 +157,7 @@ MODELS = {
     "fmod_pow": (FmodPow, lambda: (_ints(A, torch.int32), _ints(B, torch.int32))),
     "cond": (Cond, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
     "two_conds_cloned": (TwoConds, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
+    "infinities": (Infinities, lambda: (torch.tensor([0.0, 2.0, -1.0, 0.5]),)),
     "state": (State, lambda: (torch.tensor([1.5, -2.0, 0.25]),)),
     "initialized_state": (InitializedState, lambda: (torch.tensor([1.5, -2.0, 0.25]),)),
     # the same module, its buffer left to the application (_unplanned_buffer_config)
