@@ -101,3 +101,21 @@ def test_the_output_check_takes_infinities_as_numpy_allclose_does(got, expected,
     difference = model_io.compare(printed, [model_io.Tensor("float32", [len(expected)],
                                                            expected)], 1e-6, 1e-5)
     assert (difference is None) == same, difference
+
+
+@pytest.mark.parametrize("got, dtype, expected, same", [
+    ("9007199254740993", "int64", [9007199254740992], False),
+    ("9007199254740993", "int64", [9007199254740993], True),
+    ("-9223372036854775808", "int64", [-9223372036854775807], False),
+    ("1,2", "int32", [1, 2, 3], False),
+])
+def test_the_output_check_compares_int64_values_exactly(got, dtype, expected, same):
+    """Printed values were read as Python floats: above 2**53 an int64 output one off
+    from the expected value compared equal (exit status 0 for a wrong output), and the
+    right one could differ. A line with fewer values than its shape says also passed
+    on the values it had."""
+    from etcorev.pte import model_io
+    printed = model_io.parse_outputs("Output 0: %s[%d] %s\n" % (dtype, len(expected), got))
+    difference = model_io.compare(printed, [model_io.Tensor(dtype, [len(expected)], expected)],
+                                  1e-6, 1e-5)
+    assert (difference is None) == same, difference

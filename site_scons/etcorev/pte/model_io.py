@@ -193,11 +193,12 @@ def parse_outputs(text: str):
     return outputs
 
 
-def parse_number(text: str) -> float:
-    """A printed value; the runner prints huge/tiny floats as 0x1.8p-70. Anything else
-    (`?` for a dtype it cannot print) is NaN, which equals nothing expected."""
+def parse_number(text: str):
+    """A printed value: an integer as int (exact: int64 values above 2**53 are no
+    float's), else a float; the runner prints huge/tiny floats as 0x1.8p-70. Anything
+    else (`?` for a dtype it cannot print) is NaN, which equals nothing expected."""
     text = text.strip()
-    for parse in (float, float.fromhex):
+    for parse in (int, float, float.fromhex):
         try:
             return parse(text)
         except ValueError:
@@ -218,6 +219,9 @@ def compare(actual: dict, expected: List[Tensor], atol: float, rtol: float) -> O
             return "output %d is %s[%s], expected %s[%s]" % (
                 i, got.dtype, ",".join(map(str, got.shape)), want.dtype,
                 ",".join(map(str, want.shape)))
+        if len(got.values) != len(want.values):
+            return "output %d printed %d values, %d expected" % (
+                i, len(got.values), len(want.values))
         exact = not want.dtype.startswith(("float", "bfloat"))
         tolerance = max(atol, want.atol or 0.0)
         for j, (g, e) in enumerate(zip(got.values, want.values)):
