@@ -34,5 +34,5 @@ def call_macs(op, sizes):
 
 
 def program_macs(program):
-    """MACs of one execution of the program's first method."""
+    """MACs of one execution of the method the runner runs (Program.method)."""
     return sum(call_macs(op, sizes) for op, sizes in program.method.kernel_calls)
