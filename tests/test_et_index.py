@@ -188,6 +188,32 @@ def test_ops_all_brings_the_corev_fallbacks_and_registers_each_operator_once(roo
     assert set(portable.selection) == portable_ops - ours
 
 
+def _registered(kernel_set, root):
+    """The operators a kernel set registers."""
+    if kernel_set.selection != "all":
+        return set(kernel_set.selection)
+    searched, index = kernel_plan.libraries(root)
+    [library] = [lib for lib in searched if lib.name == kernel_set.name]
+    return (set(library.kernel_names) if library.kind == "directory"
+            else set(index["libraries"][kernel_set.name]["ops"]))
+
+
+def test_ops_all_registers_an_operator_two_libraries_give_once(root):
+    """ops=all registered every operator of every directory library: two of them with a
+    kernel for one operator (kernels/corev and kernels/portable_fixes both give
+    quantized_decomposed::quantize_per_tensor.out; a user's library and ours, aten::add)
+    registered it twice, which aborts the program at start-up. The first library in the
+    search order registers it."""
+    result = kernel_plan.plan(root, "all")
+    seen = {}
+    for kernel_set in result.kernel_sets:
+        for op in _registered(kernel_set, root):
+            assert op not in seen, (op, seen.get(op), kernel_set.name)
+            seen[op] = kernel_set.name
+    assert seen["quantized_decomposed::quantize_per_tensor.out"] == "corev"
+    assert seen["aten::remainder.Tensor_out"] == "portable_fixes"
+
+
 def test_op_add_selection(root):
     [kernel_set] = plan(root, ["aten::add.out"]).kernel_sets
     assert kernel_set.name == "portable" and kernel_set.selection == {"aten::add.out": []}

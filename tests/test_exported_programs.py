@@ -65,6 +65,8 @@ def test_programs_run_to_eager_outputs(et_root, tmp_path, corev_kernels):
       type under the operator's own name; the dtype selection selected only the kernel
       keys' dtypes (Int), so both aborted ("dtype not selected for operator
       fmod.Tensor_out").
+    - quantize_extremes: quantize_per_tensor of values beyond int32 once scaled
+      saturate (test_quantize_saturates_with_an_fpu: the failing ISA).
     - infinities: outputs of -inf, inf and NaN as eager gives them; the check took an
       infinity equal to the one expected for a difference (and passed anything for an
       expected infinity).
@@ -75,11 +77,29 @@ def test_programs_run_to_eager_outputs(et_root, tmp_path, corev_kernels):
                    "run", build_dir=tmp_path / "build")
     assert result.returncode == 0, result.stdout[-4000:]
     sections = re.split(r"(?m)^Cycles startup: ", result.stdout)[1:]
-    assert len(sections) == len(NAMES) == 7, result.stdout[-4000:]
+    assert len(sections) == len(NAMES) == 8, result.stdout[-4000:]
     for name, section in zip(NAMES, sections):
         assert re.search(r"^Exit status: 0$", section, re.M), section
         printed = re.findall(r"^Output \d+: ", section, re.M)
         assert len(printed) == len(_values(name, "expected")), (name, section)
+
+
+@needs_qemu
+@pytest.mark.parametrize("corev_kernels", ["1", "0"])
+def test_quantize_saturates_with_an_fpu(et_root, tmp_path, corev_kernels):
+    """quantize_per_tensor of values whose scaled product is beyond int32 (3.4e38,
+    infinities, 1e10): the operator's reference clamps in float, so they saturate at
+    the range's ends. ExecuTorch's kernel casts the product to int64 first, undefined
+    there; with isa=rv32imfc (libgcc's conversion) 3.4e38 came out as -1 with exit
+    status 0 (rv32imc's soft-float conversion happened to saturate: the model set above
+    runs it). The CORE-V kernel, and with corev_kernels=0 portable_fixes' correction,
+    saturate."""
+    model = PROGRAMS / "quantize_extremes.pte"
+    result = scons("board=qemu", "isa=rv32imfc", "corev_kernels=" + corev_kernels,
+                   "model=%s" % model, "run", build_dir=tmp_path / "build")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert re.search(r"^Output 0: int8\[9\] 127,-128,127,-128,", result.stdout, re.M), \
+        result.stdout[-3000:]
 
 
 def _symbol(elf, name_part):

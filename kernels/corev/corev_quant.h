@@ -35,6 +35,7 @@
 #ifndef COREV_QUANT_H
 #define COREV_QUANT_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -141,6 +142,34 @@ static __attribute__((unused)) int32_t cv_quant_exact(const cv_quant *p, uint32_
  * zero_point + nearbyint(inv_scale * x), before the clamp.
  */
 typedef int32_t (*cv_quant_generic)(float inv_scale, int32_t zero_point, float x);
+
+/*
+ * zero_point + nearbyint(inv_scale * x) before the clamp, for any x, as the operators'
+ * reference computes it (quantized_decomposed's, which cortex_m's calls:
+ * clamp(round(x * inv_scale) + zero_point, quant_min, quant_max) in float, then the cast):
+ * a product beyond int32's range saturates at the range's end of its sign (+-2^30, which
+ * any int8 or uint8 range clamps, for |zero_point| <= 2^20). ExecuTorch's kernels cast the
+ * float to int64 (or int32) first, which C leaves undefined there: RV32F's conversion
+ * gave -1 for 3.4e38 * 20, x86's gives INT64_MIN, the range's other end. NaN: 0 (before
+ * the clamp), what the reference's cast gives on x86.
+ */
+static inline int32_t cv_quant_saturated(float inv_scale, int32_t zero_point, float x)
+{
+    const float r = nearbyintf(inv_scale * x);
+    if (r != r)
+    {
+        return 0;
+    }
+    if (r >= 1073741824.0f)
+    {
+        return 1 << 30;
+    }
+    if (r <= -1073741824.0f)
+    {
+        return -(1 << 30);
+    }
+    return zero_point + (int32_t)r;
+}
 
 /* An element off the fast path: zero, near a half-integer, or what cv_quant_exact cannot
    say (the library's expression). Out of line: it keeps the loop's registers free. */

@@ -6,9 +6,10 @@
  * integer arithmetic (corev_quant.h: one 32-bit multiply an element, the exact
  * product near a tie); with an FPU by fmul.s and a round-to-nearest-even conversion.
  * NaN, infinities, subnormal inputs and out-of-range products take the library's
- * float expression. Other dtypes: the quantized library's kernel.
+ * float expression, saturated as the operator's reference does it (the library casts
+ * to int64, undefined beyond its range: corev_quant.h, cv_quant_saturated). Other
+ * dtypes: the quantized library's kernel.
  */
-#include <algorithm>
 #include <cmath>
 
 #include "corev_quant.h"
@@ -24,17 +25,11 @@ using torch::executor::KernelRuntimeContext;
 
 namespace {
 
-/// The quantized library's expression, for the rare elements.
+/// The operator's expression, for the rare elements: the quantized library's, but
+/// products beyond int32 saturate where the library's cast to int64 is undefined
+/// (cv_quant_saturated).
 int32_t quantize_generic(float inv_scale, int32_t zero_point, float x) {
-  float r = std::nearbyint(inv_scale * x);
-  if (!(r > -1e9f && r < 1e9f)) {
-    // NaN and huge values: the library casts the float to int64 first.
-    return static_cast<int32_t>(
-        std::max<int64_t>(std::min<int64_t>(static_cast<int64_t>(zero_point + r),
-                                            INT32_MAX),
-                          INT32_MIN));
-  }
-  return zero_point + static_cast<int32_t>(r);
+  return cv_quant_saturated(inv_scale, zero_point, x);
 }
 
 

@@ -26,9 +26,11 @@ using torch::executor::KernelRuntimeContext;
 
 namespace {
 
-/// ExecuTorch's cortex_m expression (before the clamp), for the rare elements.
+/// ExecuTorch's cortex_m expression (before the clamp), for the rare elements; products
+/// beyond int32 saturate as the dialect's reference does, where the kernel's cast to
+/// int32 is undefined (corev_quant.h, cv_quant_saturated).
 int32_t cortex_m_generic(float inv_scale, int32_t zero_point, float x) {
-  return zero_point + static_cast<int32_t>(std::nearbyint(inv_scale * x));
+  return cv_quant_saturated(inv_scale, zero_point, x);
 }
 
 }  // namespace

@@ -576,9 +576,16 @@ def plan(root, selection: Selection, kernel_dirs=(), corev=True, **options) -> P
         for library in searched:
             if library.kind == "directory":
                 # Every operator it registers, with the tree's source of each it falls
-                # back to (compiled, not registered).
+                # back to (compiled, not registered); one an earlier library registers
+                # stays that library's (a second kernel for one operator name aborts
+                # the program at start-up).
                 ops = sorted(library.kernel_names)
-                sets.append(_kernel_set(library, "all", *library.sources(ops)))
+                rest = [op for op in ops if op not in registered]
+                if len(rest) == len(ops):
+                    sets.append(_kernel_set(library, "all", *library.sources(ops)))
+                elif rest:
+                    sets.append(_kernel_set(library, {op: [] for op in rest},
+                                            *library.sources(rest)))
                 registered.update(ops)
             elif library.kind == "tree" and library.library.all_globs:
                 taken = registered & set(library.data["ops"])

@@ -12,6 +12,8 @@ requirements: the `export` extra). tests/test_exported_programs.py runs them.
   `two_conds_cloned`: two of them, both ways from one input, the first result copied.
 - `infinities`: outputs with infinities and NaN (the check took an infinity equal to
   the one expected for a difference).
+- `quantize_extremes`: quantize_per_tensor of values beyond int32 once scaled
+  (ExecuTorch's kernel casts them to int64: undefined; with an FPU it gave -1).
 - `state`: a mutable buffer as ExecuTorch plans it by default, without an initial value
   in the program (the runner zeroes its memory, as ExecuTorch's runners do);
   `initialized_state`: one with a value of its own in the program
@@ -79,6 +81,16 @@ class Infinities(torch.nn.Module):
     them: eager's expected outputs say -Infinity, Infinity and NaN."""
     def forward(self, x):
         return torch.log(x), x.masked_fill(x > 1, float("-inf")), x / 0
+
+
+class QuantizeExtremes(torch.nn.Module):
+    """quantized_decomposed.quantize_per_tensor (what PT2E quantizers put at a float
+    input) of values whose scaled product is beyond int32, infinities included: the
+    reference clamps in float, so they saturate at the range's ends."""
+    def forward(self, x):
+        quantize = torch.ops.quantized_decomposed.quantize_per_tensor
+        return (quantize(x, 0.05, 3, -128, 127, torch.int8),
+                quantize(x, 0.05, 3, 0, 255, torch.uint8))
 
 
 class State(torch.nn.Module):
@@ -158,6 +170,8 @@ MODELS = {
     "cond": (Cond, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
     "two_conds_cloned": (TwoConds, lambda: (torch.tensor([1.0, -3.0, 4.5]),)),
     "infinities": (Infinities, lambda: (torch.tensor([0.0, 2.0, -1.0, 0.5]),)),
+    "quantize_extremes": (QuantizeExtremes, lambda: (torch.tensor(
+        [3.4e38, -3.4e38, float("inf"), -float("inf"), 1e10, -1e10, 2e9, 1.0, -2.5]),)),
     "state": (State, lambda: (torch.tensor([1.5, -2.0, 0.25]),)),
     "initialized_state": (InitializedState, lambda: (torch.tensor([1.5, -2.0, 0.25]),)),
     # the same module, its buffer left to the application (_unplanned_buffer_config)
