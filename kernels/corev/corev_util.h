@@ -373,6 +373,23 @@ COREV_INLINE float dot(const float* a, ptrdiff_t sa, const float* b, ptrdiff_t s
   return r;
 }
 
+/// Whether a quantize_per_tensor call is one the float32 -> int8/uint8 kernels take
+/// (op_quantize.cpp, portable_fixes/op_quantize.cpp; it resizes out): the dtypes, a
+/// range inside the dtype's, one dim order, and |zero_point| <= 2^20, which keeps
+/// corev_quant.h's sums inside int32. The others go to the tree's kernel, which checks
+/// and reports them.
+inline bool quantize_takes(const Tensor& input, int64_t zero_point, int64_t quant_min,
+                           int64_t quant_max, ScalarType dtype, Tensor& out) {
+  const bool byte = dtype == ScalarType::Byte;
+  return is_float(input) && out.scalar_type() == dtype &&
+         (byte || dtype == ScalarType::Char) && quant_min >= (byte ? 0 : -128) &&
+         quant_max <= (byte ? 255 : 127) && quant_min <= quant_max &&
+         zero_point >= -(1 << 20) && zero_point <= (1 << 20) &&
+         executorch::runtime::tensors_have_same_dim_order(input, out) &&
+         executorch::runtime::resize_tensor(out, input.sizes()) ==
+             executorch::runtime::Error::Ok;
+}
+
 }  // namespace util
 }  // namespace native
 }  // namespace corev

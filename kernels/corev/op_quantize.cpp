@@ -67,15 +67,7 @@ Tensor& quantize_per_tensor_out(KernelRuntimeContext& ctx, const Tensor& input,
                                 double scale, int64_t zero_point, int64_t quant_min,
                                 int64_t quant_max, ScalarType dtype, Tensor& out) {
   const bool byte = dtype == ScalarType::Byte;
-  const int64_t lo = byte ? 0 : -128;
-  const int64_t hi = byte ? 255 : 127;
-  if (!(util::is_float(input) && out.scalar_type() == dtype &&
-        (byte || dtype == ScalarType::Char) && quant_min >= lo &&
-        quant_max <= hi && quant_min <= quant_max && zero_point >= -(1 << 20) &&
-        zero_point <= (1 << 20) &&
-        executorch::runtime::tensors_have_same_dim_order(input, out) &&
-        executorch::runtime::resize_tensor(out, input.sizes()) ==
-            executorch::runtime::Error::Ok)) {
+  if (!util::quantize_takes(input, zero_point, quant_min, quant_max, dtype, out)) {
     COREV_FALLBACK(ctx, out,
                    torch::executor::native::quantize_per_tensor_out(
                        ctx, input, scale, zero_point, quant_min, quant_max, dtype,

@@ -16,6 +16,7 @@
 #include <executorch/runtime/kernel/kernel_includes.h>
 
 #include "../corev/corev_quant.h"
+#include "../corev/corev_util.h"
 
 namespace torch {
 namespace executor {
@@ -54,16 +55,8 @@ Tensor& quantize_per_tensor_out(KernelRuntimeContext& ctx, const Tensor& input,
                                 double scale, int64_t zero_point, int64_t quant_min,
                                 int64_t quant_max, ScalarType dtype, Tensor& out) {
   const bool byte = dtype == ScalarType::Byte;
-  const int64_t lo = byte ? 0 : -128;
-  const int64_t hi = byte ? 255 : 127;
-  // The tree's kernel for the rest: its checks and its errors. |zero_point| <= 2^20
-  // keeps cv_quant_saturated's sums inside int32.
-  if (!(input.scalar_type() == ScalarType::Float && out.scalar_type() == dtype &&
-        (byte || dtype == ScalarType::Char) && quant_min >= lo && quant_max <= hi &&
-        quant_min <= quant_max && zero_point >= -(1 << 20) && zero_point <= (1 << 20) &&
-        executorch::runtime::tensors_have_same_dim_order(input, out) &&
-        executorch::runtime::resize_tensor(out, input.sizes()) ==
-            executorch::runtime::Error::Ok)) {
+  if (!corev::native::util::quantize_takes(input, zero_point, quant_min, quant_max, dtype,
+                                           out)) {
     return torch::executor::native::quantize_per_tensor_out(
         ctx, input, scale, zero_point, quant_min, quant_max, dtype, out);
   }
