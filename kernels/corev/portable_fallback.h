@@ -1,6 +1,7 @@
 /*
  * The portable (and quantized) ExecuTorch kernels the CORE-V kernels fall back to
- * for the cases they do not cover. The build compiles each chosen operator's
+ * for the cases they do not cover, and kernels/portable_fixes' corrections for the
+ * cases they do not correct. The build compiles each chosen operator's
  * portable source beside ours, with the same dtype selection, without registering
  * it; these declarations match the definitions in
  * kernels/portable/cpu/op_<name>.cpp, kernels/quantized/cpu/op_(de)quantize.cpp and
@@ -49,6 +50,13 @@ COREV_T& add_out(COREV_CTX& ctx, const COREV_T& a, const COREV_T& b,
                  const executorch::aten::Scalar& alpha, COREV_T& out);
 
 COREV_T& mul_out(COREV_CTX& ctx, const COREV_T& a, const COREV_T& b, COREV_T& out);
+
+// (kernels/portable_fixes)
+COREV_T& remainder_Tensor_out(COREV_CTX& ctx, const COREV_T& a, const COREV_T& b,
+                              COREV_T& out);
+
+COREV_T& remainder_Scalar_out(COREV_CTX& ctx, const COREV_T& a,
+                              const executorch::aten::Scalar& b, COREV_T& out);
 
 // kernels/quantized/cpu/op_quantize.cpp and op_dequantize.cpp
 COREV_T& quantize_per_tensor_out(COREV_CTX& ctx, const COREV_T& input, double scale,

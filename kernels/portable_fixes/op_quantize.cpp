@@ -17,18 +17,8 @@
 
 #include "../corev/corev_quant.h"
 #include "../corev/corev_util.h"
-
-namespace torch {
-namespace executor {
-namespace native {
 // kernels/quantized/cpu/op_quantize.cpp, compiled beside this file (fallback: true)
-executorch::aten::Tensor& quantize_per_tensor_out(
-    torch::executor::KernelRuntimeContext& ctx, const executorch::aten::Tensor& input,
-    double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max,
-    executorch::aten::ScalarType dtype, executorch::aten::Tensor& out);
-}  // namespace native
-}  // namespace executor
-}  // namespace torch
+#include "../corev/portable_fallback.h"
 
 namespace portable_fixes {
 namespace native {

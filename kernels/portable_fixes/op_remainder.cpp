@@ -12,22 +12,9 @@
 #include <executorch/kernels/portable/cpu/util/elementwise_util.h>
 #include <executorch/runtime/kernel/kernel_includes.h>
 
-namespace torch {
-namespace executor {
-namespace native {
 // kernels/portable/cpu/op_remainder.cpp, compiled beside this file (fallback: true in
 // library.yaml): floating-point remainders, for ops=all, where every dtype comes here.
-executorch::aten::Tensor& remainder_Tensor_out(torch::executor::KernelRuntimeContext& ctx,
-                                               const executorch::aten::Tensor& a,
-                                               const executorch::aten::Tensor& b,
-                                               executorch::aten::Tensor& out);
-executorch::aten::Tensor& remainder_Scalar_out(torch::executor::KernelRuntimeContext& ctx,
-                                               const executorch::aten::Tensor& a,
-                                               const executorch::aten::Scalar& b,
-                                               executorch::aten::Tensor& out);
-}  // namespace native
-}  // namespace executor
-}  // namespace torch
+#include "../corev/portable_fallback.h"
 
 namespace portable_fixes {
 namespace native {

@@ -230,9 +230,10 @@ def ExecutorRunner(env):
     # What it reads, checked first: in a SConstruct of one's own they may be of any type.
     variables.check(env, "MODEL", "MODEL_INPUTS", "MODEL_EXPECTED", "OPS", "KERNEL_DIRS",
                     "COREV_KERNELS", "CMSIS_NN_ROOT", "MODEL_PLACEMENT", "MODEL_EMBED",
-                    "CLOCK_HZ", "PROFILE", "INSTALL_DIR", "RUNNER_METHOD", "RUNNER_NUM_EXECUTIONS",
-                    "RUNNER_METHOD_POOL", "RUNNER_TEMP_POOL", "RUNNER_APP_SOURCES", "BOARD",
-                    "STACK_SIZE", "MODEL_ALIGN", "IMAGE_FORMATS", "ISA", "ET_ROOT")
+                    "CLOCK_HZ", "PROFILE", "INSTALL_DIR", "RUNNER_METHOD",
+                    "RUNNER_NUM_EXECUTIONS", "RUNNER_METHOD_POOL", "RUNNER_TEMP_POOL",
+                    "RUNNER_APP_SOURCES", "BOARD", "STACK_SIZE", "MODEL_ALIGN",
+                    "IMAGE_FORMATS", "ISA", "ET_ROOT")
     kernel_dirs = [d.strip() for d in env["KERNEL_DIRS"].split(",") if d.strip()]
     # The kernel libraries, checked before any model: a broken library.yaml is the
     # build's error, not each model's of a set.
@@ -311,8 +312,9 @@ def generate(env):
     require_tools(env, "executorch", "model_embed", "corev_backend")
     env.SetDefault(MODEL="", MODEL_INPUTS="", MODEL_EXPECTED="", OPS="model", KERNEL_DIRS="",
                    COREV_KERNELS=True, MODEL_PLACEMENT="embedded", MODEL_EMBED="incbin",
-                   CLOCK_HZ=400000000, RUNNER_METHOD="", RUNNER_NUM_EXECUTIONS=1, RUNNER_METHOD_POOL=0,
-                   RUNNER_TEMP_POOL=0, INSTALL_DIR="install", RUNNER_APP_SOURCES=[])
+                   CLOCK_HZ=400000000, RUNNER_METHOD="", RUNNER_NUM_EXECUTIONS=1,
+                   RUNNER_METHOD_POOL=0, RUNNER_TEMP_POOL=0, INSTALL_DIR="install",
+                   RUNNER_APP_SOURCES=[])
     env.AddMethod(ExecutorRunner)
     env.AddMethod(InstallFirmwares)
 
