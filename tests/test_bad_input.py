@@ -479,14 +479,16 @@ def _simulators_running(marker):
 
 
 def _start_a_hanging_run(tmp_path):
-    """scons run of a program that never ends, its simulator started: the Popen."""
+    """scons run of a program that never ends, its simulator started: the Popen. Its
+    temporary files go to tmp_path / "tmp" (TMPDIR), which the test may look at."""
     build = scons("board=qemu", "app=tests/fixtures/hang", build_dir=tmp_path / "build")
     assert build.returncode == 0, build.stdout
+    (tmp_path / "tmp").mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "SCons", "-Q", "board=qemu",
                              "app=tests/fixtures/hang", "timeout=120", "run",
                              "build_dir=%s" % (tmp_path / "build")],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+                            text=True, env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")))
     deadline = time.time() + 60
     while not _simulators_running(tmp_path / "build" / "qemu") and time.time() < deadline:
         time.sleep(0.2)
@@ -527,6 +529,13 @@ def test_a_killed_scons_takes_its_simulator_with_it(tmp_path):
         while _simulators_running(tmp_path / "build") and time.time() < deadline:
             time.sleep(0.2)
         assert not _simulators_running(tmp_path / "build")
+        # No handler ran, so whatever the run made stays: in the build directory, where
+        # `scons -c` finds it, not in the user's temporary directory for good.
+        assert not list((tmp_path / "tmp").iterdir())
+        result = scons("-c", "board=qemu", "app=tests/fixtures/hang",
+                       build_dir=tmp_path / "build")
+        assert result.returncode == 0, result.stdout
+        assert not list((tmp_path / "build").rglob("*")), result.stdout
     finally:
         for pid in _simulators_running(tmp_path / "build"):
             os.kill(pid, signal.SIGKILL)

@@ -46,8 +46,10 @@ def _run_one(firmware, env):
     """Run one firmware; returns (status, output text, cycles, note)."""
     board = boards.of(env)
     model = firmware.external_model
-    # Simulators may leave files in their working directory: give them a scratch one.
-    with tempfile.TemporaryDirectory(prefix="corev-run-") as workdir:
+    # Simulators may leave files in their working directory: give them a scratch one,
+    # beside the firmware: a scons killed outright leaves it where `scons -c` finds it.
+    with tempfile.TemporaryDirectory(prefix="run-",
+                                     dir=os.path.dirname(str(firmware.elf))) as workdir:
         argv = board.run_command(str(firmware.elf), str(firmware.hex), env, workdir,
                                  model=model)
         if argv is None:
