@@ -678,6 +678,265 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
 }
 #endif
 
+#if COREV_XCV
+/*
+ * CORE-V, small maps (cv_xdw3_cols): at most CV_XDWC_MAX_OUTPUTS outputs a channel, under
+ * a ReLU, where cv_xdw3x3's set-up per channel (the input transposed into lines, a call
+ * of the dot products and one of the output stage) costs more than the channel's
+ * outputs (MobileNet's 6 x 6 and 3 x 3 layers). Here the dot products and the output
+ * stage are one loop. The map is walked along its longer output axis (the "line"); per
+ * group of 4 channels the input is copied into a band, one word (4 channels) a pixel,
+ * padded with -input_offset, so that the 3 pixels of a window across the line (a
+ * "triple") are consecutive words and the next triple along the line is cstep bytes on.
+ * Per channel, cv_xdwc_s1 / cv_xdwc_s2 (assembly) walk the band's lines: a new triple
+ * (3 word loads) gives the channel's word (x0 x1 x2 x) with 2 cv.shuffle2.b; an output
+ * is 3 cv.sdotsp.b of the window's 3 such words against the channel's 3 words of
+ * weights ((w0 w1 w2 0): the 4th byte adds nothing), then cv_xrq_lines' output stage
+ * (one mul for a sum >= 1, act_min for a sum <= 0 under the ReLU, the exact stage out
+ * of line) and the store: 23 instructions an output with stride 1. Stride 2 loads two
+ * new triples an output. Returns 0 (nothing done) for other layers: no ReLU, larger
+ * maps, strides other than 1 or 2 along the line, requantization outside
+ * cv_xrq_make's mode, lines longer than the band.
+ */
+#define CV_XDWC_WORDS 512 /* words of the band (2 KiB on the stack) */
+/* Outputs a channel up to which this pays: its loop takes about as long an output as
+   cv_xdw3x3's (MobileNet on the PULP testbench, cycles with cv_xdw3x3 -> here: 6 x 6 x
+   128 237.9 K -> 193.5 K, 3 x 3 x 256 249.9 K -> 180.2 K, 6 x 6 x 64 from 12 x 12 with
+   stride 2 149.3 K -> 121.7 K; but 12 x 12 x 64 288.8 K -> 292.7 K, 48 x 48 x 8
+   473.0 K -> 521.1 K), so what it saves is cv_xdw3x3's set-up per channel, which
+   weighs on small maps only. */
+#define CV_XDWC_MAX_OUTPUTS 64
+
+/* One channel and one band: its lines, weights and output stage (offsets: the assembly's). */
+typedef struct
+{
+    const uint32_t *q; /* 0: the first window's first triple */
+    int32_t cstep;     /* 4: bytes from a triple to the next along the line */
+    int32_t n;         /* 8: outputs a line, >= 1 */
+    int32_t nlines;    /* 12: lines, >= 1 */
+    int32_t qadv;      /* 16: added to q after a line */
+    int8_t *out;       /* 20: the first output */
+    int32_t ostep;     /* 24: bytes from an output to the next along the line */
+    int32_t oadv;      /* 28: added to out after a line */
+    uint32_t sel1;     /* 32: (x0 x1 . .) of the channel from triple words 0 and 1 */
+    uint32_t sel2;     /* 36: (. . x2 .) from word 2 */
+    uint32_t w[3];     /* 40: the weights' words along the line's 3 positions */
+    int32_t init;      /* 52: bias + input offset x filter sum */
+    uint32_t mh;       /* 56: cv_xrq_args' words */
+    uint32_t f;        /* 60 */
+    uint32_t xlim;     /* 64 */
+    int32_t act_min;   /* 68: what a sum <= 0 stores (the ReLU) */
+    int32_t act_max;   /* 72 */
+    uint32_t m2;       /* 76: the exact stage's */
+    uint32_t offsh;    /* 80 */
+    uint32_t sh;       /* 84 */
+} cv_xdwc_args;
+_Static_assert(offsetof(cv_xdwc_args, sh) == 84, "cv_xdwc_s1's offsets");
+
+/* Registers: args a0, q a1, cstep a2, out a3, ostep a4, sel1 a5, sel2 a6, act_max a7;
+   weights s0-s2, mh s3, f s4, xlim s5, init s6, n s7, lines s8, qadv s9, oadv s10,
+   act_min s11; the window's words t0-t2 (t2 the newest), temporaries t3-t6, the count of
+   a line's outputs ra. */
+#define XCV_DWC_LOAD(R, MID) /* the channel's word of the triple at a1 into R, a1 += cstep; MID fills the \
+                                 load's delay */                                                            \
+    "lw t5, 4(a1)\n\tlw t6, 8(a1)\n\t" XCV_LW_PR(R, a1, a2) MID XCV_SHUFFLE2(R, t5, a5) XCV_SHUFFLE2(R, t6, a6)
+#define XCV_DWC_OUTPUT(A, B, C, L) /* the output of the window's words A B C, t4 = init */                   \
+    XCV_SDOTSP(t4, A, s0) XCV_SDOTSP(t4, B, s1) XCV_SDOTSP(t4, C, s2)                                         \
+    "blez t4, " #L "0f\n\t"                                                                                 \
+    "bgeu t4, s5, " #L "3f\n\t"                                                                             \
+    "mul t5, t4, s3\n\t"                                                                                    \
+    "add t5, t5, s4\n\t"                                                                                    \
+    "add t6, t5, t4\n\t"                                                                                    \
+    "srai t5, t5, " XCV_RQ_Y_SHIFT "\n\t"                                                                   \
+    "srai t6, t6, " XCV_RQ_Y_SHIFT "\n\t"                                                                   \
+    "bne t5, t6, " #L "3f\n\t" XCV_MIN(t5, t5, a7) #L "2:\n\t" XCV_SB_PR(t5, a3, a4)
+/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage (XCV_RQ_SHARED's) */
+#define XCV_DWC_OUTPUT_FIX(L)                                                                                  \
+    #L "0:\n\tmv t5, s11\n\tj " #L "2b\n"                                                                      \
+    #L "3:\n\tlw t5, 76(a0)\n\tmul t6, t4, t5\n\tmulhsu t4, t4, t5\n\tsrli t6, t6, 31\n\tadd t4, t4, t6\n\t"  \
+    "slt t6, t4, zero\n\t" XCV_SUBN1(t4, t4, t6) "lw t5, 80(a0)\n\tlw t6, 84(a0)\n\t" XCV_ADDRNR(t4, t5, t6)  \
+    XCV_MAX(t4, t4, s11) XCV_MIN(t5, t4, a7) "j " #L "2b\n"
+#define XCV_DWC_PROLOGUE                                                                                       \
+    ".option push\n\t"                                                                                          \
+    ".option norvc\n\t" XCV_PROLOGUE "lw a1, 0(a0)\n\tlw a2, 4(a0)\n\tlw s7, 8(a0)\n\tlw s8, 12(a0)\n\t"       \
+    "lw s9, 16(a0)\n\tlw a3, 20(a0)\n\tlw a4, 24(a0)\n\tlw s10, 28(a0)\n\tlw a5, 32(a0)\n\tlw a6, 36(a0)\n\t"  \
+    "lw s0, 40(a0)\n\tlw s1, 44(a0)\n\tlw s2, 48(a0)\n\tlw s6, 52(a0)\n\tlw s3, 56(a0)\n\tlw s4, 60(a0)\n\t"   \
+    "lw s5, 64(a0)\n\tlw s11, 68(a0)\n\tlw a7, 72(a0)\n\t"
+#define XCV_DWC_NEXT_LINE                                                                                      \
+    "add a1, a1, s9\n\t"                                                                                        \
+    "add a3, a3, s10\n\t"                                                                                       \
+    "addi s8, s8, -1\n\t"                                                                                       \
+    "bnez s8, 1b\n\t" XCV_EPILOGUE
+
+/* Stride 1 along the line: one new triple an output (into t3; then t0 t1 t3 is the
+   window, and t1 t3 the next one's first two). */
+CV_XCV_NAKED void cv_xdwc_s1(const cv_xdwc_args *args)
+{
+    (void)args;
+    __asm__ volatile(XCV_DWC_PROLOGUE "1:\n\t" XCV_DWC_LOAD(t0, "") XCV_DWC_LOAD(t1, "") "mv ra, s7\n"
+                     "2:\n\t" XCV_DWC_LOAD(t3, "mv t4, s6\n\t") XCV_DWC_OUTPUT(t0, t1, t3, 7)
+                     "mv t0, t1\n\t"
+                     "mv t1, t3\n\t"
+                     "addi ra, ra, -1\n\t"
+                     "bnez ra, 2b\n\t" XCV_DWC_NEXT_LINE XCV_DWC_OUTPUT_FIX(7) ".option pop\n\t");
+}
+
+/* Stride 2 along the line: two new triples an output (the window t0 t1 t2, t2 the next
+   one's first). */
+CV_XCV_NAKED void cv_xdwc_s2(const cv_xdwc_args *args)
+{
+    (void)args;
+    __asm__ volatile(XCV_DWC_PROLOGUE "1:\n\t" XCV_DWC_LOAD(t2, "") "mv ra, s7\n"
+                     "2:\n\t" XCV_DWC_LOAD(t1, "mv t0, t2\n\t") XCV_DWC_LOAD(t2, "mv t4, s6\n\t")
+                         XCV_DWC_OUTPUT(t0, t1, t2, 7) "addi ra, ra, -1\n\t"
+                     "bnez ra, 2b\n\t" XCV_DWC_NEXT_LINE XCV_DWC_OUTPUT_FIX(7) ".option pop\n\t");
+}
+#undef XCV_DWC_LOAD
+#undef XCV_DWC_OUTPUT
+#undef XCV_DWC_OUTPUT_FIX
+#undef XCV_DWC_PROLOGUE
+#undef XCV_DWC_NEXT_LINE
+
+/* 1 if every channel's requantization is in cv_xrq_make's mode (its checks). */
+static int32_t cv_xdwc_rq_ok(const cv_dw3_geom *g, const int32_t *mult, const int32_t *shift)
+{
+    for (int32_t c = 0; c < g->C; c++)
+    {
+        const cv_xq x = cv_xq_make(mult[c], shift[c]);
+        int32_t h;
+        if (x.mode != 1 || x.pre != 1 || !cv_rq_h_with_offset(1, x.sh, g->out_off, &h))
+        {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
+                                                  const int8_t *input,
+                                                  const int8_t *kernel,
+                                                  const int32_t *bias,
+                                                  const int32_t *mult,
+                                                  const int32_t *shift,
+                                                  int8_t *output)
+{
+    const int32_t C = g->C;
+    const int32_t ok_h = (g->sx == 1 || g->sx == 2) && g->px <= 1 && (g->OW - 1) * g->sx - g->px + 2 <= g->W;
+    const int32_t ok_v = (g->sy == 1 || g->sy == 2) && g->py <= 1 && (g->OH - 1) * g->sy - g->py + 2 <= g->H;
+    if ((!ok_h && !ok_v) || g->OH * g->OW > CV_XDWC_MAX_OUTPUTS || !cv_rq_relu(g->out_off, g->act_min) ||
+        g->off < -127 || g->off > 128 || g->px < 0 || g->py < 0 || !cv_xdwc_rq_ok(g, mult, shift))
+    {
+        return 0;
+    }
+    const int32_t vertical = ok_v && (!ok_h || g->OH > g->OW);
+    /* The line's axis F and the other one S, in input and output elements; the kernel's
+       taps along them tF and tS weights apart. */
+    const int32_t F = vertical ? g->H : g->W, OF = vertical ? g->OH : g->OW;
+    const int32_t sF = vertical ? g->sy : g->sx, pF = vertical ? g->py : g->px;
+    const int32_t S = vertical ? g->W : g->H, OS = vertical ? g->OW : g->OH;
+    const int32_t sS = vertical ? g->sx : g->sy, pS = vertical ? g->px : g->py;
+    const int32_t in_f = vertical ? g->W * C : C, in_s = vertical ? C : g->W * C;
+    const int32_t out_f = vertical ? g->OW * C : C, out_s = vertical ? C : g->OW * C;
+    const int32_t tF = vertical ? 3 : 1, tS = vertical ? 1 : 3;
+    const int32_t rows = CV_XDWC_WORDS / (F + 2); /* a band's positions across the lines */
+    if (rows < 3)
+    {
+        return 0;
+    }
+    const int32_t band = (rows - 3) / sS + 1; /* output lines a band */
+    const int32_t triples = sF == 1 ? OF + 2 : 2 * OF + 1; /* loaded a line */
+    const uint32_t pad = 0x01010101u * (uint8_t)(int8_t)-g->off;
+    uint32_t buf[CV_XDWC_WORDS];
+    cv_xdwc_args a[4];
+
+    for (int32_t c = 0; c < C; c += 4)
+    {
+        const int32_t nc = C - c < 4 ? C - c : 4;
+        for (int32_t j = 0; j < nc; j++)
+        {
+            const int8_t *t = kernel + c + j;
+            int32_t sum = 0;
+            for (int32_t k = 0; k < 3; k++)
+            {
+                a[j].w[k] = cv_xbytes(t[k * tF * C], t[(k * tF + tS) * C], t[(k * tF + 2 * tS) * C], 0);
+                sum = cv_xsdot(sum, a[j].w[k], 0x01010101u);
+            }
+            a[j].init = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)sum * (uint32_t)g->off);
+            cv_xrq_args q;
+            (void)cv_xrq_make(&q, a[j].init, mult[c + j], shift[c + j], g->out_off, g->act_min, g->act_max);
+            a[j].mh = q.mh;
+            a[j].f = q.f;
+            a[j].xlim = q.xlim;
+            a[j].act_min = g->act_min;
+            a[j].act_max = g->act_max;
+            a[j].m2 = q.m2;
+            a[j].offsh = q.offsh;
+            a[j].sh = q.sh;
+            a[j].sel1 = ((uint32_t)j | (uint32_t)(4 + j) << 8) * 0x00010001u; /* (x0 x1 x0 x1) */
+            a[j].sel2 = 0x0100u | (uint32_t)(4 + j) * 0x01010000u;            /* (u0 u1 x2 x2) */
+            a[j].n = OF;
+            a[j].ostep = out_f;
+            a[j].oadv = out_s - OF * out_f;
+        }
+        for (int32_t o0 = 0; o0 < OS; o0 += band)
+        {
+            const int32_t ob = OS - o0 < band ? OS - o0 : band;
+            const int32_t nl = (ob - 1) * sS + 3; /* words a triple column of the band */
+            const int32_t s0 = o0 * sS - pS;
+            /* buf[f nl + i]: the input at position f - 1 along the lines, s0 + i across */
+            for (int32_t i = 0; i < nl; i++)
+            {
+                uint32_t *d = buf + i;
+                const int32_t is = s0 + i;
+                d[0] = pad;
+                d[(F + 1) * nl] = pad;
+                d += nl;
+                if (is < 0 || is >= S)
+                {
+                    for (int32_t f = 0; f < F; f++, d += nl)
+                    {
+                        *d = pad;
+                    }
+                    continue;
+                }
+                const int8_t *src = input + is * in_s + c;
+                if (nc == 4)
+                {
+                    for (int32_t f = 0; f < F; f++, src += in_f, d += nl)
+                    {
+                        *d = cv_lw_any(src);
+                    }
+                }
+                else
+                {
+                    for (int32_t f = 0; f < F; f++, src += in_f, d += nl)
+                    {
+                        *d = cv_xbytes(src[0], nc > 1 ? src[1] : 0, nc > 2 ? src[2] : 0, 0);
+                    }
+                }
+            }
+            for (int32_t j = 0; j < nc; j++)
+            {
+                a[j].q = buf + (1 - pF) * nl;
+                a[j].cstep = 4 * nl;
+                a[j].nlines = ob;
+                a[j].qadv = 4 * sS - triples * 4 * nl;
+                a[j].out = output + o0 * out_s + c + j;
+                if (sF == 1)
+                {
+                    cv_xdwc_s1(&a[j]);
+                }
+                else
+                {
+                    cv_xdwc_s2(&a[j]);
+                }
+            }
+        }
+    }
+    return 1;
+}
+#endif
+
 arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
                                               const cmsis_nn_dw_conv_params *dw_conv_params,
                                               const cmsis_nn_per_channel_quant_params *quant_params,
@@ -719,6 +978,10 @@ arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
         return ARM_CMSIS_NN_ARG_ERROR;
     }
 #if COREV_XCV
+    if (cv_xdw3_cols(&g, input, kernel, bias, mult, shift, output))
+    {
+        return ARM_CMSIS_NN_SUCCESS;
+    }
     if (cv_xdw3x3(&g, input, kernel, bias, mult, shift, output))
     {
         return ARM_CMSIS_NN_SUCCESS;
