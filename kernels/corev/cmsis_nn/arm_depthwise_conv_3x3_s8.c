@@ -192,6 +192,26 @@ typedef struct
     int32_t in_f, in_s, out_f, out_s;     /* bytes from one pixel to the next along each */
 } cv_dw3_view;
 
+/* The lines along the columns (vertical) or along the rows. */
+static cv_dw3_view cv_dw3_view_of(const cv_dw3_geom *g, int32_t vertical)
+{
+    const int32_t C = g->C;
+    cv_dw3_view v;
+    v.F = vertical ? g->H : g->W;
+    v.S = vertical ? g->W : g->H;
+    v.OF = vertical ? g->OH : g->OW;
+    v.OS = vertical ? g->OW : g->OH;
+    v.sF = vertical ? g->sy : g->sx;
+    v.sS = vertical ? g->sx : g->sy;
+    v.pF = vertical ? g->py : g->px;
+    v.pS = vertical ? g->px : g->py;
+    v.in_f = vertical ? g->W * C : C;
+    v.in_s = vertical ? C : g->W * C;
+    v.out_f = vertical ? g->OW * C : C;
+    v.out_s = vertical ? C : g->OW * C;
+    return v;
+}
+
 /* One input line (slow index is, fast positions if0 .. if0 + n - 1) of channels c ..
    c + nc - 1 (nc <= 4) as words; outside the input: -input_offset. Word loads when the
    pixels are word-aligned, else bytes (a last group of fewer than 4 channels, channel
@@ -535,12 +555,9 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
     const int32_t strips_v = g->OW * ((g->OH + 3) >> 2);
     const int32_t vertical = ok_v && (!ok_h || strips_v < strips_h);
     /* The fast axis (along the lines) and the slow one, in input and output elements. */
-    const int32_t F = vertical ? g->H : g->W, OF = vertical ? g->OH : g->OW;
-    const int32_t sF = vertical ? g->sy : g->sx, pF = vertical ? g->py : g->px;
-    const int32_t S = vertical ? g->W : g->H, OS = vertical ? g->OW : g->OH;
-    const int32_t sS = vertical ? g->sx : g->sy, pS = vertical ? g->px : g->py;
-    const int32_t in_f = vertical ? g->W * C : C, in_s = vertical ? C : g->W * C;
-    const int32_t out_f = vertical ? g->OW * C : C, out_s = vertical ? C : g->OW * C;
+    const cv_dw3_view v = cv_dw3_view_of(g, vertical);
+    const int32_t F = v.F, OF = v.OF, sF = v.sF, pF = v.pF, S = v.S, OS = v.OS, sS = v.sS, pS = v.pS;
+    const int32_t in_f = v.in_f, in_s = v.in_s, out_f = v.out_f, out_s = v.out_s;
 
     /* Strips per chunk: 3 lines x 4 channels of Lb bytes in the buffer, 4 x strips
        accumulators per line in the accumulator buffer. */
@@ -831,12 +848,9 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
     const int32_t vertical = ok_v && (!ok_h || g->OH > g->OW);
     /* The line's axis F and the other one S, in input and output elements; the kernel's
        taps along them tF and tS weights apart. */
-    const int32_t F = vertical ? g->H : g->W, OF = vertical ? g->OH : g->OW;
-    const int32_t sF = vertical ? g->sy : g->sx, pF = vertical ? g->py : g->px;
-    const int32_t S = vertical ? g->W : g->H, OS = vertical ? g->OW : g->OH;
-    const int32_t sS = vertical ? g->sx : g->sy, pS = vertical ? g->px : g->py;
-    const int32_t in_f = vertical ? g->W * C : C, in_s = vertical ? C : g->W * C;
-    const int32_t out_f = vertical ? g->OW * C : C, out_s = vertical ? C : g->OW * C;
+    const cv_dw3_view v = cv_dw3_view_of(g, vertical);
+    const int32_t F = v.F, OF = v.OF, sF = v.sF, pF = v.pF, S = v.S, OS = v.OS, sS = v.sS, pS = v.pS;
+    const int32_t in_f = v.in_f, in_s = v.in_s, out_f = v.out_f, out_s = v.out_s;
     const int32_t tF = vertical ? 3 : 1, tS = vertical ? 1 : 3;
     const int32_t rows = CV_XDWC_WORDS / (F + 2); /* a band's positions across the lines */
     if (rows < 3)
@@ -992,19 +1006,7 @@ arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
        the offsets of int8 zero points. */
     const int32_t ok_h = g.sx == 1 || g.sx == 2, ok_v = g.sy == 1 || g.sy == 2;
     const int32_t vertical = ok_v && (!ok_h || g.OH > g.OW);
-    cv_dw3_view view;
-    view.F = vertical ? g.H : g.W;
-    view.S = vertical ? g.W : g.H;
-    view.OF = vertical ? g.OH : g.OW;
-    view.OS = vertical ? g.OW : g.OH;
-    view.sF = vertical ? g.sy : g.sx;
-    view.sS = vertical ? g.sx : g.sy;
-    view.pF = vertical ? g.py : g.px;
-    view.pS = vertical ? g.px : g.py;
-    view.in_f = vertical ? g.W * C : C;
-    view.in_s = vertical ? C : g.W * C;
-    view.out_f = vertical ? g.OW * C : C;
-    view.out_s = vertical ? C : g.OW * C;
+    const cv_dw3_view view = cv_dw3_view_of(&g, vertical);
     const int32_t lines_ok = (ok_h || ok_v) && g.px >= 0 && g.py >= 0 && g.py <= 1 && g.off >= -127 &&
                              g.off <= 128;
 
