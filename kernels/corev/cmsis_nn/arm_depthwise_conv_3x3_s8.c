@@ -705,7 +705,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
  * group of 4 channels the input is copied into a band, one word (4 channels) a pixel,
  * padded with -input_offset, so that the 3 pixels of a window across the line (a
  * "triple") are consecutive words and the next triple along the line is cstep bytes on.
- * Per channel, cv_xdwc_s1 / cv_xdwc_s2 (assembly) walk the band's lines: a new triple
+ * Per channel, cv_xdwc (assembly) walks the band's lines: a new triple
  * (3 word loads) gives the channel's word (x0 x1 x2 x) with 2 cv.shuffle2.b; an output
  * is 3 cv.sdotsp.b of the window's 3 such words against the channel's 3 words of
  * weights ((w0 w1 w2 0): the 4th byte adds nothing), then cv_xrq_lines' output stage
@@ -747,10 +747,11 @@ typedef struct
     uint32_t m2;       /* 76: the exact stage's */
     uint32_t offsh;    /* 80 */
     uint32_t sh;       /* 84 */
+    int32_t stride2;   /* 88: 0 for stride 1 along the line, else stride 2 */
 } cv_xdwc_args;
-_Static_assert(offsetof(cv_xdwc_args, sh) == 84, "cv_xdwc_s1's offsets");
+_Static_assert(offsetof(cv_xdwc_args, stride2) == 88, "cv_xdwc's offsets");
 
-/* Registers: args a0, q a1, cstep a2, out a3, ostep a4, sel1 a5, sel2 a6, act_max a7;
+/* Registers of cv_xdwc: args a0, q a1, cstep a2, out a3, ostep a4, sel1 a5, sel2 a6, act_max a7;
    weights s0-s2, mh s3, f s4, xlim s5, init s6, n s7, lines s8, qadv s9, oadv s10,
    act_min s11; the window's words t0-t2 (t2 the newest), temporaries t3-t6, the count of
    a line's outputs ra. */
@@ -779,34 +780,31 @@ _Static_assert(offsetof(cv_xdwc_args, sh) == 84, "cv_xdwc_s1's offsets");
     "lw s9, 16(a0)\n\tlw a3, 20(a0)\n\tlw a4, 24(a0)\n\tlw s10, 28(a0)\n\tlw a5, 32(a0)\n\tlw a6, 36(a0)\n\t"  \
     "lw s0, 40(a0)\n\tlw s1, 44(a0)\n\tlw s2, 48(a0)\n\tlw s6, 52(a0)\n\tlw s3, 56(a0)\n\tlw s4, 60(a0)\n\t"   \
     "lw s5, 64(a0)\n\tlw s11, 68(a0)\n\tlw a7, 72(a0)\n\t"
-#define XCV_DWC_NEXT_LINE                                                                                      \
+#define XCV_DWC_NEXT_LINE(L) /* to the next line, which starts at label L */                            \
     "add a1, a1, s9\n\t"                                                                                        \
     "add a3, a3, s10\n\t"                                                                                       \
     "addi s8, s8, -1\n\t"                                                                                       \
-    "bnez s8, 1b\n\t" XCV_EPILOGUE
+    "bnez s8, " #L "b\n\t"
 
-/* Stride 1 along the line: one new triple an output (into t3; then t0 t1 t3 is the
-   window, and t1 t3 the next one's first two). */
-CV_XCV_NAKED void cv_xdwc_s1(const cv_xdwc_args *args)
+/* Stride 1 along the lines (labels 1, 2) loads one new triple an output (into t3; t0 t1
+   t3 is the window, t1 t3 the next one's first two), stride 2 (labels 5, 6) two (the
+   window t0 t1 t2, t2 the next one's first). */
+CV_XCV_NAKED void cv_xdwc(const cv_xdwc_args *args)
 {
     (void)args;
-    __asm__ volatile(XCV_DWC_PROLOGUE "1:\n\t" XCV_DWC_LOAD(t0, "") XCV_DWC_LOAD(t1, "") "mv ra, s7\n"
+    __asm__ volatile(XCV_DWC_PROLOGUE "lw t3, 88(a0)\n\t"
+                     "bnez t3, 5f\n"
+                     "1:\n\t" XCV_DWC_LOAD(t0, "") XCV_DWC_LOAD(t1, "") "mv ra, s7\n"
                      "2:\n\t" XCV_DWC_LOAD(t3, "mv t4, s6\n\t") XCV_DWC_OUTPUT(t0, t1, t3, 7)
                      "mv t0, t1\n\t"
                      "mv t1, t3\n\t"
                      "addi ra, ra, -1\n\t"
-                     "bnez ra, 2b\n\t" XCV_DWC_NEXT_LINE XCV_DWC_OUTPUT_FIX(7) ".option pop\n\t");
-}
-
-/* Stride 2 along the line: two new triples an output (the window t0 t1 t2, t2 the next
-   one's first). */
-CV_XCV_NAKED void cv_xdwc_s2(const cv_xdwc_args *args)
-{
-    (void)args;
-    __asm__ volatile(XCV_DWC_PROLOGUE "1:\n\t" XCV_DWC_LOAD(t2, "") "mv ra, s7\n"
-                     "2:\n\t" XCV_DWC_LOAD(t1, "mv t0, t2\n\t") XCV_DWC_LOAD(t2, "mv t4, s6\n\t")
-                         XCV_DWC_OUTPUT(t0, t1, t2, 7) "addi ra, ra, -1\n\t"
-                     "bnez ra, 2b\n\t" XCV_DWC_NEXT_LINE XCV_DWC_OUTPUT_FIX(7) ".option pop\n\t");
+                     "bnez ra, 2b\n\t" XCV_DWC_NEXT_LINE(1) "j 9f\n"
+                     "5:\n\t" XCV_DWC_LOAD(t2, "") "mv ra, s7\n"
+                     "6:\n\t" XCV_DWC_LOAD(t1, "mv t0, t2\n\t") XCV_DWC_LOAD(t2, "mv t4, s6\n\t")
+                         XCV_DWC_OUTPUT(t0, t1, t2, 8) "addi ra, ra, -1\n\t"
+                     "bnez ra, 6b\n\t" XCV_DWC_NEXT_LINE(5) "9:\n\t" XCV_EPILOGUE XCV_DWC_OUTPUT_FIX(7)
+                         XCV_DWC_OUTPUT_FIX(8) ".option pop\n\t");
 }
 #undef XCV_DWC_LOAD
 #undef XCV_DWC_OUTPUT
@@ -888,6 +886,7 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
             a[j].sh = q.sh;
             a[j].sel1 = ((uint32_t)j | (uint32_t)(4 + j) << 8) * 0x00010001u; /* (x0 x1 x0 x1) */
             a[j].sel2 = 0x0100u | (uint32_t)(4 + j) * 0x01010000u;            /* (u0 u1 x2 x2) */
+            a[j].stride2 = sF != 1;
             a[j].n = OF;
             a[j].ostep = out_f;
             a[j].oadv = out_s - OF * out_f;
@@ -936,14 +935,7 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
                 a[j].nlines = ob;
                 a[j].qadv = 4 * sS - triples * 4 * nl;
                 a[j].out = output + o0 * out_s + c + j;
-                if (sF == 1)
-                {
-                    cv_xdwc_s1(&a[j]);
-                }
-                else
-                {
-                    cv_xdwc_s2(&a[j]);
-                }
+                cv_xdwc(&a[j]);
             }
         }
     }
