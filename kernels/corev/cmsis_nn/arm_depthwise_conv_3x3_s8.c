@@ -702,7 +702,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
  * of the dot products and one of the output stage) costs more than the channel's
  * outputs (MobileNet's 6 x 6 and 3 x 3 layers). Here the dot products and the output
  * stage are one loop. The map is walked along its longer output axis (the "line"); per
- * group of 4 channels the input is copied into a band, one word (4 channels) a pixel,
+ * group of 4 channels the whole input is copied into a band, one word (4 channels) a pixel,
  * padded with -input_offset, so that the 3 pixels of a window across the line (a
  * "triple") are consecutive words and the next triple along the line is cstep bytes on.
  * Per channel, cv_xdwc (assembly) walks the band's lines: a new triple
@@ -713,9 +713,9 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
  * of line) and the store: 23 instructions an output with stride 1. Stride 2 loads two
  * new triples an output. Returns 0 (nothing done) for other layers: no ReLU, larger
  * maps, strides other than 1 or 2 along the line, requantization outside
- * cv_xrq_make's mode, lines longer than the band.
+ * cv_xrq_make's mode, a padded input larger than the band.
  */
-#define CV_XDWC_WORDS 512 /* words of the band (2 KiB on the stack) */
+#define CV_XDWC_WORDS 512 /* words of the band (2 KiB on the stack): the whole input, padded */
 /* Outputs a channel up to which this pays: its loop takes about as long an output as
    cv_xdw3x3's (MobileNet on the PULP testbench, cycles with cv_xdw3x3 -> here: 6 x 6 x
    128 237.9 K -> 193.5 K, 3 x 3 x 256 249.9 K -> 180.2 K, 6 x 6 x 64 from 12 x 12 with
@@ -850,20 +850,50 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
     const int32_t F = v.F, OF = v.OF, sF = v.sF, pF = v.pF, S = v.S, OS = v.OS, sS = v.sS, pS = v.pS;
     const int32_t in_f = v.in_f, in_s = v.in_s, out_f = v.out_f, out_s = v.out_s;
     const int32_t tF = vertical ? 3 : 1, tS = vertical ? 1 : 3;
-    const int32_t rows = CV_XDWC_WORDS / (F + 2); /* a band's positions across the lines */
-    if (rows < 3)
+    const int32_t nl = (OS - 1) * sS + 3; /* positions across the lines: words a triple column */
+    if ((F + 2) * nl > CV_XDWC_WORDS)
     {
         return 0;
     }
-    const int32_t band = (rows - 3) / sS + 1; /* output lines a band */
-    const int32_t triples = sF == 1 ? OF + 2 : 2 * OF + 1; /* loaded a line */
     const uint32_t pad = 0x01010101u * (uint8_t)(int8_t)-g->off;
     uint32_t buf[CV_XDWC_WORDS];
+    /* buf[f nl + i]: the input at position f - 1 along the lines, i - pS across */
     cv_xdwc_args a[4];
+    for (int32_t j = 0; j < 4; j++)
+    {
+        a[j].q = buf + (1 - pF) * nl;
+        a[j].cstep = 4 * nl;
+        a[j].n = OF;
+        a[j].nlines = OS;
+        a[j].qadv = 4 * sS - (sF == 1 ? OF + 2 : 2 * OF + 1) * 4 * nl; /* back by the triples a line loads */
+        a[j].ostep = out_f;
+        a[j].oadv = out_s - OF * out_f;
+        a[j].sel1 = ((uint32_t)j | (uint32_t)(4 + j) << 8) * 0x00010001u; /* (x0 x1 x0 x1) */
+        a[j].sel2 = 0x0100u | (uint32_t)(4 + j) * 0x01010000u;            /* (u0 u1 x2 x2) */
+        a[j].act_min = g->act_min;
+        a[j].act_max = g->act_max;
+        a[j].stride2 = sF != 1;
+    }
 
     for (int32_t c = 0; c < C; c += 4)
     {
         const int32_t nc = C - c < 4 ? C - c : 4;
+        for (int32_t i = 0; i < nl; i++)
+        {
+            uint32_t *d = buf + i;
+            const int32_t is = i - pS;
+            d[0] = pad;
+            d[(F + 1) * nl] = pad;
+            d += nl;
+            const int32_t inside = is >= 0 && is < S;
+            const int8_t *src = input + (inside ? is : 0) * in_s + c;
+            for (int32_t f = 0; f < F; f++, src += in_f, d += nl)
+            {
+                *d = !inside   ? pad
+                     : nc == 4     ? cv_lw_any(src)
+                                   : cv_xbytes(src[0], nc > 1 ? src[1] : 0, nc > 2 ? src[2] : 0, 0);
+            }
+        }
         for (int32_t j = 0; j < nc; j++)
         {
             const int8_t *t = kernel + c + j;
@@ -879,64 +909,11 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
             a[j].mh = q.mh;
             a[j].f = q.f;
             a[j].xlim = q.xlim;
-            a[j].act_min = g->act_min;
-            a[j].act_max = g->act_max;
             a[j].m2 = q.m2;
             a[j].offsh = q.offsh;
             a[j].sh = q.sh;
-            a[j].sel1 = ((uint32_t)j | (uint32_t)(4 + j) << 8) * 0x00010001u; /* (x0 x1 x0 x1) */
-            a[j].sel2 = 0x0100u | (uint32_t)(4 + j) * 0x01010000u;            /* (u0 u1 x2 x2) */
-            a[j].stride2 = sF != 1;
-            a[j].n = OF;
-            a[j].ostep = out_f;
-            a[j].oadv = out_s - OF * out_f;
-        }
-        for (int32_t o0 = 0; o0 < OS; o0 += band)
-        {
-            const int32_t ob = OS - o0 < band ? OS - o0 : band;
-            const int32_t nl = (ob - 1) * sS + 3; /* words a triple column of the band */
-            const int32_t s0 = o0 * sS - pS;
-            /* buf[f nl + i]: the input at position f - 1 along the lines, s0 + i across */
-            for (int32_t i = 0; i < nl; i++)
-            {
-                uint32_t *d = buf + i;
-                const int32_t is = s0 + i;
-                d[0] = pad;
-                d[(F + 1) * nl] = pad;
-                d += nl;
-                if (is < 0 || is >= S)
-                {
-                    for (int32_t f = 0; f < F; f++, d += nl)
-                    {
-                        *d = pad;
-                    }
-                    continue;
-                }
-                const int8_t *src = input + is * in_s + c;
-                if (nc == 4)
-                {
-                    for (int32_t f = 0; f < F; f++, src += in_f, d += nl)
-                    {
-                        *d = cv_lw_any(src);
-                    }
-                }
-                else
-                {
-                    for (int32_t f = 0; f < F; f++, src += in_f, d += nl)
-                    {
-                        *d = cv_xbytes(src[0], nc > 1 ? src[1] : 0, nc > 2 ? src[2] : 0, 0);
-                    }
-                }
-            }
-            for (int32_t j = 0; j < nc; j++)
-            {
-                a[j].q = buf + (1 - pF) * nl;
-                a[j].cstep = 4 * nl;
-                a[j].nlines = ob;
-                a[j].qadv = 4 * sS - triples * 4 * nl;
-                a[j].out = output + o0 * out_s + c + j;
-                cv_xdwc(&a[j]);
-            }
+            a[j].out = output + c + j;
+            cv_xdwc(&a[j]);
         }
     }
     return 1;
