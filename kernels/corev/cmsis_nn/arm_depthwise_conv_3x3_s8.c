@@ -717,14 +717,14 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
  */
 #define CV_XDWC_WORDS 512 /* words of the band (2 KiB on the stack): the whole input, padded */
 /* Outputs a channel up to which this pays: its loop takes about as long an output as
-   cv_xdw3x3's (MobileNet on the PULP testbench, cycles with cv_xdw3x3 -> here: 6 x 6 x
-   128 237.9 K -> 193.5 K, 3 x 3 x 256 249.9 K -> 180.2 K, 6 x 6 x 64 from 12 x 12 with
-   stride 2 149.3 K -> 121.7 K; but 12 x 12 x 64 288.8 K -> 292.7 K, 48 x 48 x 8
-   473.0 K -> 521.1 K), so what it saves is cv_xdw3x3's set-up per channel, which
-   weighs on small maps only. */
+   cv_xdw3x3's, so what it saves is cv_xdw3x3's set-up per channel, which weighs on
+   small maps only (MobileNet on the PULP testbench, cycles with cv_xdw3x3 -> here:
+   6 x 6 x 128 237.9 K -> 191.6 K, 3 x 3 x 256 249.9 K -> 168.3 K, 6 x 6 x 64 from
+   12 x 12 with stride 2 149.3 K -> 125.8 K; with every layer through here, 12 x 12 x 64
+   took 288.8 K -> 292.7 K and 48 x 48 x 8 473.0 K -> 521.1 K). */
 #define CV_XDWC_MAX_OUTPUTS 64
 
-/* One channel and one band: its lines, weights and output stage (offsets: the assembly's). */
+/* One channel: its lines in the band, weights and output stage (offsets: the assembly's). */
 typedef struct
 {
     const uint32_t *q; /* 0: the first window's first triple */
@@ -753,8 +753,8 @@ _Static_assert(offsetof(cv_xdwc_args, stride2) == 88, "cv_xdwc's offsets");
 
 /* Registers of cv_xdwc: args a0, q a1, cstep a2, out a3, ostep a4, sel1 a5, sel2 a6, act_max a7;
    weights s0-s2, mh s3, f s4, xlim s5, init s6, n s7, lines s8, qadv s9, oadv s10,
-   act_min s11; the window's words t0-t2 (t2 the newest), temporaries t3-t6, the count of
-   a line's outputs ra. */
+   act_min s11; the window's words t0-t3, temporaries t4-t6, the count of a line's
+   outputs ra. */
 #define XCV_DWC_LOAD(R, MID) /* the channel's word of the triple at a1 into R, a1 += cstep; MID fills the \
                                  load's delay */                                                            \
     "lw t5, 4(a1)\n\tlw t6, 8(a1)\n\t" XCV_LW_PR(R, a1, a2) MID XCV_SHUFFLE2(R, t5, a5) XCV_SHUFFLE2(R, t6, a6)
@@ -889,9 +889,9 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
             const int8_t *src = input + (inside ? is : 0) * in_s + c;
             for (int32_t f = 0; f < F; f++, src += in_f, d += nl)
             {
-                *d = !inside   ? pad
-                     : nc == 4     ? cv_lw_any(src)
-                                   : cv_xbytes(src[0], nc > 1 ? src[1] : 0, nc > 2 ? src[2] : 0, 0);
+                *d = !inside ? pad
+                     : nc == 4 ? cv_lw_any(src)
+                               : cv_xbytes(src[0], nc > 1 ? src[1] : 0, nc > 2 ? src[2] : 0, 0);
             }
         }
         for (int32_t j = 0; j < nc; j++)
@@ -904,7 +904,7 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
                 sum = cv_xsdot(sum, a[j].w[k], 0x01010101u);
             }
             a[j].init = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)sum * (uint32_t)g->off);
-            cv_xrq_args q;
+            cv_xrq_args q; /* (in its mode: cv_xdwc_rq_ok) */
             (void)cv_xrq_make(&q, a[j].init, mult[c + j], shift[c + j], g->out_off, g->act_min, g->act_max);
             a[j].mh = q.mh;
             a[j].f = q.f;
