@@ -904,14 +904,17 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
                 sum = cv_xsdot(sum, a[j].w[k], 0x01010101u);
             }
             a[j].init = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)sum * (uint32_t)g->off);
-            cv_xrq_args q; /* (in its mode: cv_xdwc_rq_ok) */
-            (void)cv_xrq_make(&q, a[j].init, mult[c + j], shift[c + j], g->out_off, g->act_min, g->act_max);
-            a[j].mh = q.mh;
-            a[j].f = q.f;
-            a[j].xlim = q.xlim;
-            a[j].m2 = q.m2;
-            a[j].offsh = q.offsh;
-            a[j].sh = q.sh;
+            /* cv_xrq_make's words for a mode it takes (cv_xdwc_rq_ok): pre = 1, so sh =
+               -shift - 1 and out_off << sh minus 2^(sh - 1) from h; the sums <= 0 need no
+               fneg, xneg under the ReLU */
+            uint32_t fast[3];
+            cv_rq_fast(fast, mult[c + j], -shift[c + j], g->out_off);
+            a[j].mh = fast[0];
+            a[j].f = fast[1];
+            a[j].xlim = fast[2];
+            a[j].m2 = 2u * (uint32_t)mult[c + j];
+            a[j].sh = (uint32_t)(-shift[c + j] - 1);
+            a[j].offsh = (uint32_t)g->out_off << a[j].sh;
             a[j].out = output + c + j;
             cv_xdwc(&a[j]);
         }
