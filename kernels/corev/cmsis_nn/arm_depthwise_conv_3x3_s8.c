@@ -719,9 +719,9 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
 /* Outputs a channel up to which this pays: its loop takes about as long an output as
    cv_xdw3x3's, so what it saves is cv_xdw3x3's set-up per channel, which weighs on
    small maps only (MobileNet on the PULP testbench, cycles with cv_xdw3x3 -> here:
-   6 x 6 x 128 237.9 K -> 191.6 K, 3 x 3 x 256 249.9 K -> 168.3 K, 6 x 6 x 64 from
-   12 x 12 with stride 2 149.3 K -> 125.8 K; with every layer through here, 12 x 12 x 64
-   took 288.8 K -> 292.7 K and 48 x 48 x 8 473.0 K -> 521.1 K). */
+   6 x 6 x 128 237.9 K -> 179.7 K, 3 x 3 x 256 249.9 K -> 147.1 K, 6 x 6 x 64 from
+   12 x 12 with stride 2 149.3 K -> 118.0 K; with every layer through a first version of
+   it, 12 x 12 x 64 took 288.8 K -> 292.7 K and 48 x 48 x 8 473.0 K -> 521.1 K). */
 #define CV_XDWC_MAX_OUTPUTS 64
 
 /* One channel: its lines in the band, weights and output stage (offsets: the assembly's). */
