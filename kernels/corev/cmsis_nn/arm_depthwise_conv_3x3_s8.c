@@ -536,6 +536,94 @@ cv_xdw3_fill(int8_t *line, int32_t Lb, const int8_t *src, int32_t in_f, int32_t 
     }
 }
 
+/*
+ * Stride 1 along the lines under a ReLU (cv_xdwp): the dot products and the output stage
+ * of one channel in one loop, two outputs an iteration, where cv_xdw3_s1 stored
+ * accumulators that cv_xrq_lines loaded again (and the caller set up two calls a
+ * channel). Per pair and kernel line one word of the line, X = (x0 x1 x2 x3) at the
+ * pair's first input (a misaligned load every other pair: 2 cycles on the CV32E40P),
+ * gives both outputs: X.(w0 w1 w2 0) and X.(0 w0 w1 w2). Then cv_xrq_lines' output stage
+ * (XCV_RQ_SPLIT) for each and the store: 38 instructions a pair. An odd last output
+ * takes one more window. The reads reach one byte past the last window (the lines'
+ * padding: cv_xdw3x3's lines are 4 bytes longer than their outputs).
+ */
+typedef struct
+{
+    cv_xrq_args q;    /* 0..47: the channel's output stage (cv_xrq_make), under a ReLU */
+    const int8_t *r0; /* 48: line 0 of the first output line; lines 1 and 2 pitch apart */
+    int32_t pitch;    /* 52 */
+    int32_t pairs;    /* 56: pairs of outputs a line, >= 0 */
+    int32_t odd;      /* 60: 1 if a line ends with one more output */
+    int32_t nlines;   /* 64: output lines, >= 1 */
+    int32_t radv;     /* 68: added to the line pointers after a line (after their own steps) */
+    int8_t *out;      /* 72: the first output */
+    int32_t ostep;    /* 76: bytes from an output to the next along the line */
+    int32_t oadv;     /* 80: added to out after a line */
+    uint32_t w[6];    /* 84: (w0 w1 w2 0) of kernel lines 0..2, then (0 w0 w1 w2) */
+    int32_t stride2;  /* 108: 0 for stride 1 along the lines, else stride 2 */
+} cv_xdwp_args;
+_Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, stride2) == 108, "cv_xdwp's offsets");
+
+/* Registers of cv_xdwp: args a0, line pointers a1-a3, out a4, ostep a5, lines a7,
+   (w0 w1 w2 0) s0-s2, (0 w0 w1 w2) s3-s5, mh s6, f s7, xlim s8, the sums' start (q.add) s9,
+   act_max s10, act_min s11; the lines' words t0-t2, the sums t3, t4, temporary t5 (and
+   t0, t6 in the output stage), the pairs of a line ra. */
+#define XCV_DWP_STORE(R) XCV_SB_PR(R, a4, a5)
+#define XCV_DWP_OUTPUT(X, L) XCV_RQ_SPLIT(X, s6, s7, s8, t5, s10, XCV_DWP_STORE, L)
+/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage (XCV_RQ_SHARED's) */
+#define XCV_DWP_OUTPUT_FIX(X, L)                                                                               \
+    #L "0:\n\t" XCV_DWP_STORE(s11) "j " #L "4b\n"                                                              \
+    #L "3:\n\tlw t5, 36(a0)\n\tmul t6, " #X ", t5\n\tmulhsu " #X ", " #X ", t5\n\tsrli t6, t6, 31\n\t"          \
+    "add " #X ", " #X ", t6\n\tslt t6, " #X ", zero\n\t" XCV_SUBN1(X, X, t6) "lw t5, 40(a0)\n\tlw t6, 44(a0)\n\t" \
+    XCV_ADDRNR(X, t5, t6) XCV_MAX(X, X, s11) XCV_MIN(X, X, s10) "j " #L "2b\n"
+
+CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
+{
+    (void)args;
+    __asm__ volatile(".option push\n\t"
+                     ".option norvc\n\t" XCV_PROLOGUE "lw s0, 84(a0)\n\tlw s1, 88(a0)\n\tlw s2, 92(a0)\n\t"
+                     "lw s3, 96(a0)\n\tlw s4, 100(a0)\n\tlw s5, 104(a0)\n\tlw s9, 0(a0)\n\tlw s6, 4(a0)\n\t"
+                     "lw s7, 8(a0)\n\tlw s8, 12(a0)\n\tlw s11, 28(a0)\n\tlw s10, 32(a0)\n\t"
+                     "lw a1, 48(a0)\n\tlw t0, 52(a0)\n\tlw a7, 64(a0)\n\tlw a4, 72(a0)\n\tlw a5, 76(a0)\n\t"
+                     "add a2, a1, t0\n\tadd a3, a2, t0\n"
+                     "1:\n\t"
+                     "lw ra, 56(a0)\n\t"
+                     "beqz ra, 3f\n\t"
+                     "lw t0, 108(a0)\n\t"
+                     "bnez t0, 6f\n"
+                     "2:\n\t" XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) "mv t3, s9\n\t"
+                     "mv t4, s9\n\t" XCV_SDOTSP(t3, t0, s0) XCV_SDOTSP(t4, t0, s3) XCV_SDOTSP(t3, t1, s1)
+                         XCV_SDOTSP(t4, t1, s4) XCV_SDOTSP(t3, t2, s2) XCV_SDOTSP(t4, t2, s5)
+                             XCV_DWP_OUTPUT(t3, 10) XCV_DWP_OUTPUT(t4, 11) "addi ra, ra, -1\n\t"
+                     "bnez ra, 2b\n\t"
+                     "j 3f\n"
+                     /* stride 2: each output its own words (the second at 2 bytes on) */
+                     "6:\n\t" XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) "mv t3, s9\n\t"
+                         XCV_SDOTSP(t3, t0, s0) XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t3, t2, s2) XCV_LW_PI(t0, a1, 2)
+                             XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) "mv t4, s9\n\t" XCV_SDOTSP(t4, t0, s0)
+                                 XCV_SDOTSP(t4, t1, s1) XCV_SDOTSP(t4, t2, s2) XCV_DWP_OUTPUT(t3, 13)
+                                     XCV_DWP_OUTPUT(t4, 14) "addi ra, ra, -1\n\t"
+                     "bnez ra, 6b\n"
+                     "3:\n\t"
+                     "lw t0, 60(a0)\n\t"
+                     "beqz t0, 5f\n\t"
+                     "lw t0, 0(a1)\n\tlw t1, 0(a2)\n\tlw t2, 0(a3)\n\tmv t3, s9\n\t" XCV_SDOTSP(t3, t0, s0)
+                         XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t3, t2, s2) XCV_DWP_OUTPUT(t3, 12) "5:\n\t"
+                     "lw t0, 68(a0)\n\t"
+                     "add a1, a1, t0\n\t"
+                     "add a2, a2, t0\n\t"
+                     "add a3, a3, t0\n\t"
+                     "lw t0, 80(a0)\n\t"
+                     "add a4, a4, t0\n\t"
+                     "addi a7, a7, -1\n\t"
+                     "bnez a7, 1b\n\t" XCV_EPILOGUE XCV_DWP_OUTPUT_FIX(t3, 10) XCV_DWP_OUTPUT_FIX(t4, 11)
+                         XCV_DWP_OUTPUT_FIX(t3, 12) XCV_DWP_OUTPUT_FIX(t3, 13) XCV_DWP_OUTPUT_FIX(t4, 14)
+                             ".option pop\n\t");
+}
+#undef XCV_DWP_STORE
+#undef XCV_DWP_OUTPUT
+#undef XCV_DWP_OUTPUT_FIX
+
 static int cv_xdw3x3(const cv_dw3_geom *g,
                      const int8_t *input,
                      const int8_t *kernel,
@@ -575,6 +663,9 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
     int8_t *buf = (int8_t *)buf_w;
     int32_t acc[CV_XDW_ACC];
     uint32_t wq[4][18];
+    uint32_t wl[4][3]; /* (w0 w1 w2 0) per channel and kernel line, for cv_xdwp */
+    /* stride 1 along the lines under a ReLU: the fused loop (cv_xdwp) */
+    const int32_t fused = cv_rq_relu(g->out_off, g->act_min);
     int32_t init[4];
 
     for (int32_t c = 0; c < C; c += 4)
@@ -611,6 +702,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
             {
                 sum[j] = cv_xsdot(sum[j], a0[j], 0x01010101u);
                 q[j] = cv_xdw3_line_words(q[j], a0[j], sF);
+                wl[j][l] = a0[j];
             }
         }
         for (int32_t j = 0; j < nc; j++)
@@ -641,6 +733,28 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                 }
                 for (int32_t j = 0; j < nc; j++)
                 {
+                    cv_xdwp_args p;
+                    if (fused && cv_xrq_make(&p.q, init[j], mult[c + j], shift[c + j], g->out_off, g->act_min,
+                                             g->act_max))
+                    {
+                        p.r0 = buf + j * Lb;
+                        p.pitch = pitch;
+                        p.pairs = nf >> 1;
+                        p.odd = nf & 1;
+                        p.nlines = ob;
+                        p.radv = sS * pitch - 2 * sF * p.pairs;
+                        p.out = output + o0 * out_s + f0 * out_f + c + j;
+                        p.ostep = out_f;
+                        p.oadv = out_s - nf * out_f;
+                        for (int32_t k = 0; k < 3; k++)
+                        {
+                            p.w[k] = wl[j][k];
+                            p.w[3 + k] = wl[j][k] << 8;
+                        }
+                        p.stride2 = sF != 1;
+                        cv_xdwp(&p);
+                        continue;
+                    }
                     for (int32_t l0 = 0; l0 < ob; l0 += per_call)
                     {
                         const int32_t cnt = ob - l0 < per_call ? ob - l0 : per_call;

@@ -1004,7 +1004,7 @@ CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst
 #undef XCV_RQ1_FIX
 #undef XCV_RQ1_STORE
 #endif
-#undef XCV_RQ_SPLIT
+/* (XCV_RQ_SPLIT stays defined: arm_depthwise_conv_3x3_s8.c's cv_xdwp uses it) */
 #undef XCV_RQ_SPLIT_FIX
 
 /* cv.lw rd, rs2(rs1): load from rs1 + rs2 (funct7 0000110) */
