@@ -536,43 +536,16 @@ cv_xdw3_fill(int8_t *line, int32_t Lb, const int8_t *src, int32_t in_f, int32_t 
     }
 }
 
-/* The fused depthwise kernels below (cv_xdwp, cv_xdwc) take channels under a ReLU whose
-   requantization is in cv_xrq_make's mode (cv_xdw_rq_channel_ok: cv_xrq_make's checks),
-   their words written out (cv_xdw_rq_words; cv_xdw3_cols into its own struct): through
-   cv_xrq_make, about 130 cycles a channel, MobileNet took 100 K cycles more. */
-CV_INLINE int32_t cv_xdw_rq_channel_ok(int32_t mult, int32_t shift, int32_t out_off)
-{
-    const cv_xq x = cv_xq_make(mult, shift);
-    int32_t h;
-    return x.mode == 1 && x.pre == 1 && cv_rq_h_with_offset(1, x.sh, out_off, &h);
-}
-
-/* cv_xrq_make's words of one channel in the mode cv_xdw_rq_channel_ok checks: pre = 1, so
-   sh = -shift - 1 and out_off << sh minus 2^(sh - 1) from h; under the ReLU a sum <= 0
-   stores act_min (fneg, xneg and zero are left unset: the kernels do not read them). */
-CV_INLINE void cv_xdw_rq_words(cv_xrq_args *q, int32_t init, int32_t mult, int32_t shift, const cv_dw3_geom *g)
-{
-    q->add = init;
-    cv_rq_fast(&q->mh, mult, -shift, g->out_off); /* mh, f, xlim */
-    q->act_min = g->act_min;
-    q->act_max = g->act_max;
-    q->m2 = 2u * (uint32_t)mult;
-    q->sh = (uint32_t)(-shift - 1);
-    q->offsh = (uint32_t)g->out_off << q->sh;
-}
-
 /*
- * cv_xdw3x3's lines under a ReLU (cv_xdwp): the dot products and the output stage of one
- * channel in one loop, two outputs an iteration, where cv_xdw3_s1 / _s2 stored
+ * Stride 1 along the lines under a ReLU (cv_xdwp): the dot products and the output stage
+ * of one channel in one loop, two outputs an iteration, where cv_xdw3_s1 stored
  * accumulators that cv_xrq_lines loaded again (and the caller set up two calls a
- * channel). Stride 1: per pair and kernel line one word of the line,
- * X = (x0 x1 x2 x3) at the pair's first input (a misaligned load every other pair: 2
- * cycles on the CV32E40P), gives both outputs: X.(w0 w1 w2 0) and X.(0 w0 w1 w2).
- * Stride 2: a word per output and kernel line, 2 bytes apart. Then cv_xrq_lines' output
- * stage (XCV_RQ_SPLIT) for each output and the store: 38 instructions a pair with stride
- * 1, 44 with stride 2. An odd last output takes one more window. The reads reach one
- * byte past the last window (cv_xdw3x3's lines are 4 bytes longer than its outputs
- * need).
+ * channel). Per pair and kernel line one word of the line, X = (x0 x1 x2 x3) at the
+ * pair's first input (a misaligned load every other pair: 2 cycles on the CV32E40P),
+ * gives both outputs: X.(w0 w1 w2 0) and X.(0 w0 w1 w2). Then cv_xrq_lines' output stage
+ * (XCV_RQ_SPLIT) for each and the store: 38 instructions a pair. An odd last output
+ * takes one more window. The reads reach one byte past the last window (the lines'
+ * padding: cv_xdw3x3's lines are 4 bytes longer than their outputs).
  */
 typedef struct
 {
@@ -651,46 +624,6 @@ CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
 #undef XCV_DWP_OUTPUT
 #undef XCV_DWP_OUTPUT_FIX
 
-/* One channel's lines through cv_xdwp (a channel in its mode: cv_xdw_rq_channel_ok):
-   nlines output lines of n outputs, line 0 of the first at r0, the kernel lines' words
-   (w0 w1 w2 0) in w. Out of line, with its arguments in its own frame: in cv_xdw3x3's
-   (2.5 KiB), locals past 2 KiB from sp cost an instruction more each, and its layers
-   without a ReLU took up to 4 % longer. */
-static __attribute__((noinline)) void cv_xdwp_lines(const cv_dw3_geom *g,
-                                                       int32_t init,
-                                                       int32_t mult,
-                                                       int32_t shift,
-                                                       const uint32_t *w,
-                                                       const int8_t *r0,
-                                                       int32_t pitch,
-                                                       int32_t sS,
-                                                       int32_t sF,
-                                                       int32_t n,
-                                                       int32_t nlines,
-                                                       int8_t *out,
-                                                       int32_t out_f,
-                                                       int32_t out_s)
-{
-    cv_xdwp_args p;
-    cv_xdw_rq_words(&p.q, init, mult, shift, g);
-    for (int32_t k = 0; k < 3; k++)
-    {
-        p.w[k] = w[k];
-        p.w[3 + k] = w[k] << 8;
-    }
-    p.r0 = r0;
-    p.pitch = pitch;
-    p.pairs = n >> 1;
-    p.odd = n & 1;
-    p.nlines = nlines;
-    p.radv = sS * pitch - 2 * sF * p.pairs;
-    p.out = out;
-    p.ostep = out_f;
-    p.oadv = out_s - n * out_f;
-    p.stride2 = sF != 1;
-    cv_xdwp(&p);
-}
-
 static int cv_xdw3x3(const cv_dw3_geom *g,
                      const int8_t *input,
                      const int8_t *kernel,
@@ -730,11 +663,9 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
     int8_t *buf = (int8_t *)buf_w;
     int32_t acc[CV_XDW_ACC];
     uint32_t wq[4][18];
-    /* cv_xdwp for the channels under a ReLU in its mode (fused), with their kernel lines'
-       words (w0 w1 w2 0) */
-    uint32_t wl[4][3];
-    int32_t fused[4];
-    const int32_t relu = cv_rq_relu(g->out_off, g->act_min);
+    uint32_t wl[4][3]; /* (w0 w1 w2 0) per channel and kernel line, for cv_xdwp */
+    /* stride 1 along the lines under a ReLU: the fused loop (cv_xdwp) */
+    const int32_t fused = cv_rq_relu(g->out_off, g->act_min);
     int32_t init[4];
 
     for (int32_t c = 0; c < C; c += 4)
@@ -777,7 +708,6 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
         for (int32_t j = 0; j < nc; j++)
         {
             init[j] = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)sum[j] * (uint32_t)g->off);
-            fused[j] = relu && cv_xdw_rq_channel_ok(mult[c + j], shift[c + j], g->out_off);
         }
         for (int32_t f0 = 0; f0 < OF; f0 += 4 * n)
         {
@@ -803,10 +733,26 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                 }
                 for (int32_t j = 0; j < nc; j++)
                 {
-                    if (fused[j])
+                    cv_xdwp_args p;
+                    if (fused && cv_xrq_make(&p.q, init[j], mult[c + j], shift[c + j], g->out_off, g->act_min,
+                                             g->act_max))
                     {
-                        cv_xdwp_lines(g, init[j], mult[c + j], shift[c + j], wl[j], buf + j * Lb, pitch, sS, sF, nf,
-                                      ob, output + o0 * out_s + f0 * out_f + c + j, out_f, out_s);
+                        p.r0 = buf + j * Lb;
+                        p.pitch = pitch;
+                        p.pairs = nf >> 1;
+                        p.odd = nf & 1;
+                        p.nlines = ob;
+                        p.radv = sS * pitch - 2 * sF * p.pairs;
+                        p.out = output + o0 * out_s + f0 * out_f + c + j;
+                        p.ostep = out_f;
+                        p.oadv = out_s - nf * out_f;
+                        for (int32_t k = 0; k < 3; k++)
+                        {
+                            p.w[k] = wl[j][k];
+                            p.w[3 + k] = wl[j][k] << 8;
+                        }
+                        p.stride2 = sF != 1;
+                        cv_xdwp(&p);
                         continue;
                     }
                     for (int32_t l0 = 0; l0 < ob; l0 += per_call)
@@ -980,12 +926,14 @@ CV_XCV_NAKED void cv_xdwc(const cv_xdwc_args *args)
 #undef XCV_DWC_PROLOGUE
 #undef XCV_DWC_NEXT_LINE
 
-/* 1 if every channel's requantization is in cv_xrq_make's mode. */
+/* 1 if every channel's requantization is in cv_xrq_make's mode (its checks). */
 static int32_t cv_xdwc_rq_ok(const cv_dw3_geom *g, const int32_t *mult, const int32_t *shift)
 {
     for (int32_t c = 0; c < g->C; c++)
     {
-        if (!cv_xdw_rq_channel_ok(mult[c], shift[c], g->out_off))
+        const cv_xq x = cv_xq_make(mult[c], shift[c]);
+        int32_t h;
+        if (x.mode != 1 || x.pre != 1 || !cv_rq_h_with_offset(1, x.sh, g->out_off, &h))
         {
             return 0;
         }
