@@ -537,15 +537,19 @@ cv_xdw3_fill(int8_t *line, int32_t Lb, const int8_t *src, int32_t in_f, int32_t 
 }
 
 /*
- * Stride 1 along the lines under a ReLU (cv_xdwp): the dot products and the output stage
- * of one channel in one loop, two outputs an iteration, where cv_xdw3_s1 stored
+ * cv_xdw3x3's lines under a ReLU (cv_xdwp): the dot products and the output stage of one
+ * channel in one loop, two outputs an iteration, where cv_xdw3_s1 / _s2 stored
  * accumulators that cv_xrq_lines loaded again (and the caller set up two calls a
- * channel). Per pair and kernel line one word of the line, X = (x0 x1 x2 x3) at the
- * pair's first input (a misaligned load every other pair: 2 cycles on the CV32E40P),
- * gives both outputs: X.(w0 w1 w2 0) and X.(0 w0 w1 w2). Then cv_xrq_lines' output stage
- * (XCV_RQ_SPLIT) for each and the store: 38 instructions a pair. An odd last output
- * takes one more window. The reads reach one byte past the last window (the lines'
- * padding: cv_xdw3x3's lines are 4 bytes longer than their outputs).
+ * channel). Stride 1: per pair and kernel line one word of the line,
+ * X = (x0 x1 x2 x3) at the pair's first input (a misaligned load every other pair: 2
+ * cycles on the CV32E40P), gives both outputs: X.(w0 w1 w2 0) and X.(0 w0 w1 w2).
+ * Stride 2: a word per output and kernel line, 2 bytes apart. Then cv_xrq_lines' output
+ * stage (XCV_RQ_SPLIT) for each output and the store: 38 instructions a pair with stride
+ * 1, 44 with stride 2. An odd last output takes one more window. The reads reach one
+ * byte past the last window (cv_xdw3x3's lines are 4 bytes longer than its outputs
+ * need). The channel's words come from cv_xrq_make, per call: writing them out once a
+ * group of channels (as cv_xdw3_cols does) was faster on the kernel fixture but slower
+ * on DS-CNN and MobileNet (by 0.5 % and 0.1 %, commit 8fa75e1).
  */
 typedef struct
 {
@@ -830,12 +834,14 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
  * cv_xrq_make's mode, a padded input larger than the band.
  */
 #define CV_XDWC_WORDS 512 /* words of the band (2 KiB on the stack): the whole input, padded */
-/* Outputs a channel up to which this pays: its loop takes about as long an output as
-   cv_xdw3x3's, so what it saves is cv_xdw3x3's set-up per channel, which weighs on
-   small maps only (MobileNet on the PULP testbench, cycles with cv_xdw3x3 -> here:
-   6 x 6 x 128 237.9 K -> 179.7 K, 3 x 3 x 256 249.9 K -> 147.1 K, 6 x 6 x 64 from
+/* Outputs a channel up to which this pays: its loop takes longer an output than
+   cv_xdw3x3's with cv_xdwp, so what it saves is cv_xdw3x3's set-up per channel, which
+   weighs on small maps only (MobileNet on the PULP testbench, cycles with cv_xdw3x3 ->
+   here: 6 x 6 x 128 237.9 K -> 179.7 K, 3 x 3 x 256 249.9 K -> 147.1 K, 6 x 6 x 64 from
    12 x 12 with stride 2 149.3 K -> 118.0 K; with every layer through a first version of
-   it, 12 x 12 x 64 took 288.8 K -> 292.7 K and 48 x 48 x 8 473.0 K -> 521.1 K). */
+   it, 12 x 12 x 64 took 288.8 K -> 292.7 K and 48 x 48 x 8 473.0 K -> 521.1 K; on the
+   kernel fixture with cv_xdwp, 6 x 6 x 128 under a ReLU 231.2 K through cv_xdw3x3,
+   202.2 K here). */
 #define CV_XDWC_MAX_OUTPUTS 64
 
 /* One channel: its lines in the band, weights and output stage (offsets: the assembly's). */
