@@ -278,8 +278,7 @@ static __attribute__((noinline)) void cv_dw3_fill_band(const cv_dw3_geom *g,
                                                        uint32_t *band)
 {
     const int8_t *base = input + c;
-    /* (with the extensions these lines are only cv_xdw3x3's fallback: no code for speed) */
-    if (COREV_XCV || nc != 4 || (((uintptr_t)base | (uintptr_t)v->in_f | (uintptr_t)v->in_s) & 3) != 0)
+    if (nc != 4 || (((uintptr_t)base | (uintptr_t)v->in_f | (uintptr_t)v->in_s) & 3) != 0)
     {
         for (int32_t i = 0; i < nl; i++)
         {
@@ -424,10 +423,9 @@ static int32_t cv_dw3_prep(const cv_dw3_geom *g,
     const int32_t C = g->C;
     int32_t sum[4] = {0, 0, 0, 0};
     const int8_t *k = kernel + c;
-    if (nc == 4 && !COREV_XCV)
+    if (nc == 4)
     {
-        /* the sums in registers (through the array they were a load and a store a weight;
-           with the extensions this is only cv_xdw3x3's fallback) */
+        /* the sums in registers (through the array they were a load and a store a weight) */
         int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
         for (int32_t t = 0; t < 9; t++, k += C)
         {
@@ -1099,8 +1097,13 @@ arm_cmsis_nn_status arm_depthwise_conv_3x3_s8(const cmsis_nn_context *ctx,
     const int32_t ok_h = g.sx == 1 || g.sx == 2, ok_v = g.sy == 1 || g.sy == 2;
     const int32_t vertical = ok_v && (!ok_h || g.OH > g.OW);
     const cv_dw3_view view = cv_dw3_view_of(&g, vertical);
+#if COREV_XCV
+    /* cv_xdw3x3 took every layer the lines take: without them here (2.3 KB of text) */
+    const int32_t lines_ok = 0;
+#else
     const int32_t lines_ok = (ok_h || ok_v) && g.px >= 0 && g.py >= 0 && g.py <= 1 && g.off >= -127 &&
                              g.off <= 128;
+#endif
 
     for (int32_t c = 0; c < C; c += 4)
     {
