@@ -552,11 +552,13 @@ typedef struct
    >> sh with pre = e >= 2, sh = e - pre, h = 2^(sh - 1) (no sum reaches 2^31), and the
    output offset folded into h: ((v + h + (off << sh)) >> sh) = ((v + h) >> sh) + off
    exactly where the sum cannot wrap: |v| <= 2^30 for pre = 1, so |off| 2^sh + 2^(sh-1)
-   <= 2^30; for e = 1 only off = 0. Returns 0 (no folded h) otherwise. */
+   <= 2^30; for e = 1 only off = 0. Returns 0 (no folded h) otherwise. The bound in 32
+   bits: |off| 2^sh + 2^(sh-1) > 2^30 if and only if |off| > (2^30 - 2^(sh-1)) >> sh
+   (|off| an integer); the 64-bit shift it replaces was a call of __ashldi3 per channel. */
 CV_INLINE int32_t cv_rq_h_with_offset(int32_t pre, int32_t sh, int32_t out_off, int32_t *h)
 {
-    const int64_t off_abs = out_off < 0 ? -(int64_t)out_off : out_off;
-    if (pre ? (off_abs << sh) + (1 << (sh - 1)) > (1 << 30) : out_off != 0)
+    const uint32_t off_abs = out_off < 0 ? 0u - (uint32_t)out_off : (uint32_t)out_off;
+    if (pre ? off_abs > (((1u << 30) - (1u << (sh - 1))) >> sh) : out_off != 0)
     {
         return 0;
     }
