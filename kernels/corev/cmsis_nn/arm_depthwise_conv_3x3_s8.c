@@ -666,7 +666,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
     int32_t acc[CV_XDW_ACC];
     uint32_t wq[4][18];
     uint32_t wl[4][3]; /* (w0 w1 w2 0) per channel and kernel line, for cv_xdwp */
-    /* stride 1 along the lines under a ReLU: the fused loop (cv_xdwp) */
+    /* under a ReLU (either stride along the lines): the fused loop, cv_xdwp */
     const int32_t fused = cv_rq_relu(g->out_off, g->act_min);
     int32_t init[4];
 
