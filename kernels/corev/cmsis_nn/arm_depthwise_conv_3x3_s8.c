@@ -572,12 +572,11 @@ _Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, stride
    t0, t6 in the output stage), the pairs of a line ra. */
 #define XCV_DWP_STORE(R) XCV_SB_PR(R, a4, a5)
 #define XCV_DWP_OUTPUT(X, L) XCV_RQ_SPLIT(X, s6, s7, s8, t5, s10, XCV_DWP_STORE, L)
-/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage (XCV_RQ_SHARED's) */
+/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage */
 #define XCV_DWP_OUTPUT_FIX(X, L)                                                                               \
     #L "0:\n\t" XCV_DWP_STORE(s11) "j " #L "4b\n"                                                              \
-    #L "3:\n\tlw t5, 36(a0)\n\tmul t6, " #X ", t5\n\tmulhsu " #X ", " #X ", t5\n\tsrli t6, t6, 31\n\t"          \
-    "add " #X ", " #X ", t6\n\tslt t6, " #X ", zero\n\t" XCV_SUBN1(X, X, t6) "lw t5, 40(a0)\n\tlw t6, 44(a0)\n\t" \
-    XCV_ADDRNR(X, t5, t6) XCV_MAX(X, X, s11) XCV_MIN(X, X, s10) "j " #L "2b\n"
+    #L "3:\n\t" XCV_RQ_EXACT(X, t5, t6, "36(a0)", "40(a0)", "44(a0)") XCV_MAX(X, X, s11) XCV_MIN(X, X, s10)     \
+    "j " #L "2b\n"
 
 CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
 {
@@ -876,22 +875,15 @@ _Static_assert(offsetof(cv_xdwc_args, stride2) == 88, "cv_xdwc's offsets");
 #define XCV_DWC_LOAD(R, MID) /* the channel's word of the triple at a1 into R, a1 += cstep; MID fills the \
                                  load's delay */                                                            \
     "lw t5, 4(a1)\n\tlw t6, 8(a1)\n\t" XCV_LW_PR(R, a1, a2) MID XCV_SHUFFLE2(R, t5, a5) XCV_SHUFFLE2(R, t6, a6)
+#define XCV_DWC_STORE(R) XCV_SB_PR(R, a3, a4)
 #define XCV_DWC_OUTPUT(A, B, C, L) /* the output of the window's words A B C, t4 = init */                   \
     XCV_SDOTSP(t4, A, s0) XCV_SDOTSP(t4, B, s1) XCV_SDOTSP(t4, C, s2)                                         \
-    "blez t4, " #L "0f\n\t"                                                                                 \
-    "bgeu t4, s5, " #L "3f\n\t"                                                                             \
-    "mul t5, t4, s3\n\t"                                                                                    \
-    "add t5, t5, s4\n\t"                                                                                    \
-    "add t6, t5, t4\n\t"                                                                                    \
-    "srai t5, t5, " XCV_RQ_Y_SHIFT "\n\t"                                                                   \
-    "srai t6, t6, " XCV_RQ_Y_SHIFT "\n\t"                                                                   \
-    "bne t5, t6, " #L "3f\n\t" XCV_MIN(t5, t5, a7) #L "2:\n\t" XCV_SB_PR(t5, a3, a4)
-/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage (XCV_RQ_SHARED's) */
+        XCV_RQ_SPLIT_IN(t4, s3, s4, s5, t5, t6, a7, t5, XCV_DWC_STORE, L)
+/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage */
 #define XCV_DWC_OUTPUT_FIX(L)                                                                                  \
     #L "0:\n\tmv t5, s11\n\tj " #L "2b\n"                                                                      \
-    #L "3:\n\tlw t5, 76(a0)\n\tmul t6, t4, t5\n\tmulhsu t4, t4, t5\n\tsrli t6, t6, 31\n\tadd t4, t4, t6\n\t"  \
-    "slt t6, t4, zero\n\t" XCV_SUBN1(t4, t4, t6) "lw t5, 80(a0)\n\tlw t6, 84(a0)\n\t" XCV_ADDRNR(t4, t5, t6)  \
-    XCV_MAX(t4, t4, s11) XCV_MIN(t5, t4, a7) "j " #L "2b\n"
+    #L "3:\n\t" XCV_RQ_EXACT(t4, t5, t6, "76(a0)", "80(a0)", "84(a0)") XCV_MAX(t4, t4, s11) XCV_MIN(t5, t4, a7)  \
+    "j " #L "2b\n"
 #define XCV_DWC_PROLOGUE                                                                                       \
     ".option push\n\t"                                                                                          \
     ".option norvc\n\t" XCV_PROLOGUE "lw a1, 0(a0)\n\tlw a2, 4(a0)\n\tlw s7, 8(a0)\n\tlw s8, 12(a0)\n\t"       \
@@ -925,6 +917,7 @@ CV_XCV_NAKED void cv_xdwc(const cv_xdwc_args *args)
                          XCV_DWC_OUTPUT_FIX(8) ".option pop\n\t");
 }
 #undef XCV_DWC_LOAD
+#undef XCV_DWC_STORE
 #undef XCV_DWC_OUTPUT
 #undef XCV_DWC_OUTPUT_FIX
 #undef XCV_DWC_PROLOGUE

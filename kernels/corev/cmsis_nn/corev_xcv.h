@@ -292,15 +292,18 @@ static CV_UNUSED void cv_xfilter_init(int32_t *init,
  * L: a label number (L0, L2 to L5 are used).
  * ------------------------------------------------------------------------------- */
 #define XCV_RQ_Y_SHIFT CV_RQ_Y_SHIFT
-#define XCV_RQ_SPLIT(X, MH, F, XLIM, T, HI, STORE, L)                                                                  \
+#define XCV_RQ_SPLIT(X, MH, F, XLIM, T, HI, STORE, L) XCV_RQ_SPLIT_IN(X, MH, F, XLIM, t0, T, HI, X, STORE, L)
+/* The same with its registers named (the depthwise kernels, whose t0 holds input): the
+   temporaries T0 and T, the result in OUT. */
+#define XCV_RQ_SPLIT_IN(X, MH, F, XLIM, T0, T, HI, OUT, STORE, L)                                                      \
     "blez " #X ", " #L "0f\n\t"                                                                                        \
     "bgeu " #X ", " #XLIM ", " #L "3f\n\t"                                                                              \
-    "mul t0, " #X ", " #MH "\n\t"                                                                                      \
-    "add t0, t0, " #F "\n\t"                                                                                           \
-    "add " #T ", t0, " #X "\n\t"                                                                                       \
-    "srai t0, t0, " XCV_RQ_Y_SHIFT "\n\t"                                                                              \
+    "mul " #T0 ", " #X ", " #MH "\n\t"                                                                                 \
+    "add " #T0 ", " #T0 ", " #F "\n\t"                                                                                 \
+    "add " #T ", " #T0 ", " #X "\n\t"                                                                                  \
+    "srai " #T0 ", " #T0 ", " XCV_RQ_Y_SHIFT "\n\t"                                                                    \
     "srai " #T ", " #T ", " XCV_RQ_Y_SHIFT "\n\t"                                                                      \
-    "bne t0, " #T ", " #L "3f\n\t" XCV_MIN(X, t0, HI) #L "2:\n\t" STORE(X) #L "4:\n\t"
+    "bne " #T0 ", " #T ", " #L "3f\n\t" XCV_MIN(OUT, T0, HI) #L "2:\n\t" STORE(OUT) #L "4:\n\t"
 /* Its out-of-line parts (after the function's return), per register: a sum <= 0 under a
    ReLU (act_min == out_off): register ZERO holds act_min's byte and is stored; else ZERO
    is negative and the sum goes, moved into V, to the shared code at label 96
@@ -309,6 +312,14 @@ static CV_UNUSED void cv_xfilter_init(int32_t *init,
     #L "0:\n\tbltz " #ZERO ", " #L "5f\n\t" STORE(ZERO) "j " #L "4b\n"                                                \
     #L "5:\n\tmv " #V ", " #X "\n\tjal t0, 96f\n\tj " #L "4b\n"                                                         \
     #L "3:\n\tmv " #V ", " #X "\n\tjal t0, 95f\n\tj " #L "4b\n"
+/* The exact stage up to its clamps, the sum in V, A and B temporaries: t = (x m + 2^30) >>
+   31 (mul, mulhsu, the low word's bit 31), (t - (t < 0)) >> 1, cv.addRNr with out_off << sh
+   and sh = e - 1. M2, OFFSH, SH: the memory operands of 2 m, out_off << sh minus
+   2^(sh - 1) and sh. (XCV_RQ_SHARED and the depthwise kernels' out-of-line parts.) */
+#define XCV_RQ_EXACT(V, A, B, M2, OFFSH, SH)                                                                           \
+    "lw " #A ", " M2 "\n\tmul " #B ", " #V ", " #A "\n\tmulhsu " #V ", " #V ", " #A "\n\tsrli " #B ", " #B             \
+    ", 31\n\tadd " #V ", " #V ", " #B "\n\tslt " #B ", " #V ", zero\n\t" XCV_SUBN1(V, V, B) "lw " #A ", " OFFSH "\n\t"   \
+    "lw " #B ", " SH "\n\t" XCV_ADDRNR(V, A, B)
 /* The shared code (once per function, labels 95 to 98), the sum in V, A and B borrowed
    (saved at SAVEA(sp), SAVEB(sp)), the result stored (STORE) before returning to t0.
    96: a sum <= 0 without a ReLU: cv_rq_fast_neg's path (memory operands FNEG, XNEG;
@@ -320,9 +331,7 @@ static CV_UNUSED void cv_xfilter_init(int32_t *init,
    that take it pay a few cycles for the call. */
 #define XCV_RQ_SHARED(V, MH, A, B, SAVEA, SAVEB, FNEG, XNEG, M2, OFFSH, SH, LO, HI, STORE)                             \
     "95:\n\tsw " #A ", " #SAVEA "(sp)\n\tsw " #B ", " #SAVEB "(sp)\n"                                                  \
-    "97:\n\tlw " #A ", " M2 "\n\tmul " #B ", " #V ", " #A "\n\tmulhsu " #V ", " #V ", " #A "\n\tsrli " #B ", " #B         \
-    ", 31\n\tadd " #V ", " #V ", " #B "\n\tslt " #B ", " #V ", zero\n\t" XCV_SUBN1(V, V, B) "lw " #A ", " OFFSH "\n\t"   \
-    "lw " #B ", " SH "\n\t" XCV_ADDRNR(V, A, B) "lw " #A ", " LO "\n\t" XCV_MAX(V, V, A) XCV_MIN(V, V, HI)               \
+    "97:\n\t" XCV_RQ_EXACT(V, A, B, M2, OFFSH, SH) "lw " #A ", " LO "\n\t" XCV_MAX(V, V, A) XCV_MIN(V, V, HI)               \
     "98:\n\t" STORE(V) "lw " #A ", " #SAVEA "(sp)\n\tlw " #B ", " #SAVEB "(sp)\n\tjr t0\n"                             \
     "96:\n\tsw " #A ", " #SAVEA "(sp)\n\tsw " #B ", " #SAVEB "(sp)\n\tlw " #A ", " XNEG "\n\tblt " #V ", " #A ", 97b\n\t" \
     "lw " #A ", " FNEG "\n\tmul " #B ", " #V ", " #MH "\n\tadd " #B ", " #B ", " #A "\n\tadd " #A ", " #B ", " #V "\n\t"     \
@@ -1004,7 +1013,8 @@ CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst
 #undef XCV_RQ1_FIX
 #undef XCV_RQ1_STORE
 #endif
-/* (XCV_RQ_SPLIT stays defined: arm_depthwise_conv_3x3_s8.c's cv_xdwp uses it) */
+/* (XCV_RQ_SPLIT, XCV_RQ_SPLIT_IN and XCV_RQ_EXACT stay defined: arm_depthwise_conv_3x3_s8.c's
+   kernels use them) */
 #undef XCV_RQ_SPLIT_FIX
 
 /* cv.lw rd, rs2(rs1): load from rs1 + rs2 (funct7 0000110) */
