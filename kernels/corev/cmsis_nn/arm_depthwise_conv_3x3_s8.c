@@ -663,8 +663,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
     uint32_t buf_w[CV_XDW_BUF / 4];
     int8_t *buf = (int8_t *)buf_w;
     int32_t acc[CV_XDW_ACC];
-    uint32_t wq[4][18];
-    uint32_t wl[4][3]; /* (w0 w1 w2 0) per channel and kernel line, for cv_xdwp */
+    uint32_t wl[4][3]; /* (w0 w1 w2 0) per channel and kernel line */
     /* under a ReLU (either stride along the lines): the fused loop, cv_xdwp */
     const int32_t fused = cv_rq_relu(g->out_off, g->act_min);
     int32_t init[4];
@@ -672,10 +671,9 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
     for (int32_t c = 0; c < C; c += 4)
     {
         const int32_t nc = C - c < 4 ? C - c : 4;
-        /* per channel and kernel line the word (t0 t1 t2 0) of its 3 taps, shifted into
-           the words the kernel needs; the filter sums for the initial values */
+        /* per channel and kernel line the word (t0 t1 t2 0) of its 3 taps; the filter
+           sums for the initial values */
         int32_t sum[4] = {0, 0, 0, 0};
-        uint32_t *q[4] = {wq[0], wq[1], wq[2], wq[3]};
         for (int32_t l = 0; l < 3; l++)
         {
             uint32_t a0[4];
@@ -702,7 +700,6 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
             for (int32_t j = 0; j < nc; j++)
             {
                 sum[j] = cv_xsdot(sum[j], a0[j], 0x01010101u);
-                q[j] = cv_xdw3_line_words(q[j], a0[j], sF);
                 wl[j][l] = a0[j];
             }
         }
@@ -756,6 +753,15 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                         cv_xdwp(&p);
                         continue;
                     }
+                    /* the taps' words shifted as cv_xdw3_s1 / _s2 take them (here, not per group
+                       of channels: cv_xdwp takes most layers, and there DS-CNN's took 6 K cycles
+                       a layer more) */
+                    uint32_t wq[18];
+                    uint32_t *q = wq;
+                    for (int32_t l = 0; l < 3; l++)
+                    {
+                        q = cv_xdw3_line_words(q, wl[j][l], sF);
+                    }
                     for (int32_t l0 = 0; l0 < ob; l0 += per_call)
                     {
                         const int32_t cnt = ob - l0 < per_call ? ob - l0 : per_call;
@@ -766,7 +772,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                         a.adv = sS * pitch - 4 * sF * ns;
                         a.nstrips = ns;
                         a.nlines = cnt;
-                        a.wq = wq[j];
+                        a.wq = wq;
                         a.out = acc;
                         if (sF == 1)
                         {
