@@ -1004,6 +1004,12 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
             d += nl;
             const int32_t inside = is >= 0 && is < S;
             const int8_t *src = input + (inside ? is : 0) * in_s + c;
+            if (inside && nc == 4)
+            {
+                /* (in C, MobileNet's small-map layers took 70 K cycles more in all) */
+                cv_xgather_words(d, src, in_f, F, 4 * nl);
+                continue;
+            }
             for (int32_t f = 0; f < F; f++, src += in_f, d += nl)
             {
                 *d = !inside ? pad

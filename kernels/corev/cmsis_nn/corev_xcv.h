@@ -51,8 +51,10 @@
 /* cv.max / cv.min (funct7 0101101 / 0101011) */
 #define XCV_MAX(rd, a, b) ".insn r 0x2b, 3, 0x2d, " #rd ", " #a ", " #b "\n\t"
 #define XCV_MIN(rd, a, b) ".insn r 0x2b, 3, 0x2b, " #rd ", " #a ", " #b "\n\t"
-/* cv.sb rs2, (rs1), rs3: store, then rs1 += rs3 (funct7 0010000, rs3 in the rd field) */
+/* cv.sb / cv.sw rs2, (rs1), rs3: store, then rs1 += rs3 (funct7 0010000 / 0010010, rs3 in
+   the rd field) */
 #define XCV_SB_PR(rs2, rs1, rs3) ".insn r 0x2b, 3, 0x10, " #rs3 ", " #rs1 ", " #rs2 "\n\t"
+#define XCV_SW_PR(rs2, rs1, rs3) ".insn r 0x2b, 3, 0x12, " #rs3 ", " #rs1 ", " #rs2 "\n\t"
 /* cv.setup L, x<reg>, end, written at label `start` (the set-up instruction itself):
    lpstart = start + 4, lpend = start + 4 * uimm, lpcount = x<reg>. */
 #define XCV_SETUP(L, reg, start, end)                                                                                  \
@@ -865,6 +867,27 @@ CV_XCV_NAKED void cv_xfill_words(uint32_t *p, uint32_t v, int32_t nwords)
                      "srli a2, a2, 2\n\t"
                      "1:\n\t" XCV_SETUP(0, 12, 1b, 2f) XCV_SW_PI(a1, a0, 4) XCV_SW_PI(a1, a0, 4) XCV_SW_PI(a1, a0, 4)
                          XCV_SW_PI(a1, a0, 4) "2:\n\t"
+                     "ret\n\t"
+                     ".option pop\n\t");
+}
+
+/* n >= 1 words from src, src + step, ... to d, d + dstep, ... (bytes): an odd first one,
+   then pairs in a hardware loop, 4 cycles a pair (in C about 10 cycles a word). */
+CV_XCV_NAKED void cv_xgather_words(uint32_t *d, const int8_t *src, int32_t step, int32_t n, int32_t dstep)
+{
+    (void)d;
+    (void)src;
+    (void)step;
+    (void)n;
+    (void)dstep;
+    __asm__ volatile(".option push\n\t"
+                     ".option norvc\n\t"
+                     "andi t2, a3, 1\n\t"
+                     "beqz t2, 1f\n\t" XCV_LW_PR(t0, a1, a2) XCV_SW_PR(t0, a0, a4) "1:\n\t"
+                     "srli a3, a3, 1\n\t"
+                     "beqz a3, 3f\n"
+                     "2:\n\t" XCV_SETUP(0, 13, 2b, 3f) XCV_LW_PR(t0, a1, a2) XCV_LW_PR(t1, a1, a2)
+                         XCV_SW_PR(t0, a0, a4) XCV_SW_PR(t1, a0, a4) "3:\n\t"
                      "ret\n\t"
                      ".option pop\n\t");
 }
