@@ -1012,9 +1012,7 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
             }
             for (int32_t f = 0; f < F; f++, src += in_f, d += nl)
             {
-                *d = !inside ? pad
-                     : nc == 4 ? cv_lw_any(src)
-                               : cv_xbytes(src[0], nc > 1 ? src[1] : 0, nc > 2 ? src[2] : 0, 0);
+                *d = !inside ? pad : cv_xbytes(src[0], nc > 1 ? src[1] : 0, nc > 2 ? src[2] : 0, 0);
             }
         }
         for (int32_t j = 0; j < nc; j++)

@@ -176,7 +176,7 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
 #if COREV_XCV
                 /* rows of whole pairs of words in a hardware loop, 4 cycles a pair: through
                    cv_panel_put DS-CNN's 1x1 layers took 7 K cycles each more */
-                if (((K | (int32_t)(uintptr_t)row) & 3) == 0 && (K & 7) == 0)
+                if ((K & 7) == 0 && ((uintptr_t)row & 3) == 0)
                 {
                     cv_xpanel_rows(panel + 4 * r, row, K >> 3, 1, 0);
                     continue;
