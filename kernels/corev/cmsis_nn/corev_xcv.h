@@ -812,6 +812,35 @@ CV_XCV_NAKED void cv_xpanel_rows(int8_t *dst, const int8_t *src, int32_t pairs, 
                      ".option pop\n\t");
 }
 
+/*
+ * A matrix product's panel (arm_nn_mat_mult_nt_t_s8.c: the 4 rows of a 1x1 convolution's
+ * output pixels): rows r0..r3 of `groups` words each into panel rows 0..3 (word k of row r
+ * at panel + 16 k + 4 r), a word from each row, then the 4 stores, in one hardware loop.
+ * One call a panel, where cv_xpanel_rows took one a row. groups >= 1. Caller-saved
+ * registers only.
+ */
+CV_XCV_NAKED void cv_xpanel_4rows(int8_t *panel,
+                                  const int8_t *r0,
+                                  const int8_t *r1,
+                                  const int8_t *r2,
+                                  const int8_t *r3,
+                                  int32_t groups)
+{
+    (void)panel;
+    (void)r0;
+    (void)r1;
+    (void)r2;
+    (void)r3;
+    (void)groups;
+    __asm__ volatile(".option push\n\t"
+                     ".option norvc\n\t"
+                     "1:\n\t" XCV_SETUP(0, 15, 1b, 2f) XCV_LW_PI(t0, a1, 4) XCV_LW_PI(t1, a2, 4) XCV_LW_PI(t2, a3, 4)
+                         XCV_LW_PI(t3, a4, 4) XCV_SW_PI(t0, a0, 4) XCV_SW_PI(t1, a0, 4) XCV_SW_PI(t2, a0, 4)
+                             XCV_SW_PI(t3, a0, 4) "2:\n\t"
+                     "ret\n\t"
+                     ".option pop\n\t");
+}
+
 /* The 4 bytes b0..b3 as a word, b0 at the lowest address. */
 CV_INLINE uint32_t cv_xbytes(int32_t b0, int32_t b1, int32_t b2, int32_t b3)
 {
