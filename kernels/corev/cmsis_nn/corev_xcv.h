@@ -267,19 +267,49 @@ CV_INLINE int32_t cv_xbyte_sum(const int8_t *p, int32_t n)
     return s0 + s1;
 }
 
-/* init[n] = bias[n] + off * sum_k w[n * K + k] (cv_filter_init, with SIMD sums). */
-static CV_UNUSED void cv_xfilter_init(int32_t *init,
-                                      const int8_t *w,
-                                      int32_t count,
-                                      int32_t K,
-                                      const int32_t *bias,
-                                      int32_t off)
+/*
+ * init[n] = bias[n] + off * sum_k w[n * K + k] for n < count (cv_filter_init; bias NULL:
+ * 0), in assembly: per row a hardware loop of two words (post-increment loads, a sum of
+ * 4 bytes a cv.sdotsp.b with 0x01010101, two sums so that no load's result is used at
+ * once: 4 cycles for 8 bytes), then a word and bytes for K's rest. Through cv_xbyte_sum
+ * (the loop's pointer steps and a stall after each load) MobileNet's filter sums took
+ * about 1.4 cycles a byte, 274 K cycles in all. Caller-saved registers only.
+ */
+CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count, int32_t K, const int32_t *bias, int32_t off)
 {
-    for (int32_t n = 0; n < count; n++, w += K)
-    {
-        const int32_t s = cv_xbyte_sum(w, K);
-        init[n] = (int32_t)((uint32_t)(bias ? bias[n] : 0) + (uint32_t)s * (uint32_t)off);
-    }
+    (void)init;
+    (void)w;
+    (void)count;
+    (void)K;
+    (void)bias;
+    (void)off;
+    __asm__ volatile(".option push\n\t"
+                     ".option norvc\n\t"
+                     "blez a2, 9f\n\t"
+                     "li a6, 0x01010101\n\t"
+                     "srli a7, a3, 3\n"
+                     "1:\n\t"
+                     "li t3, 0\n\t"
+                     "li t4, 0\n\t"
+                     "beqz a7, 3f\n"
+                     "2:\n\t" XCV_SETUP(0, 17, 2b, 3f) XCV_LW_PI(t5, a1, 4) XCV_LW_PI(t6, a1, 4) XCV_SDOTSP(t3, t5, a6)
+                         XCV_SDOTSP(t4, t6, a6) "3:\n\t"
+                     "andi t0, a3, 4\n\t"
+                     "beqz t0, 4f\n\t" XCV_LW_PI(t5, a1, 4) XCV_SDOTSP(t3, t5, a6) "4:\n\t"
+                     "andi t0, a3, 3\n\t"
+                     "beqz t0, 6f\n"
+                     "5:\n\t" XCV_LB_PI(t5, a1, 1) "addi t0, t0, -1\n\t"
+                     "add t3, t3, t5\n\t"
+                     "bnez t0, 5b\n"
+                     "6:\n\t"
+                     "add t3, t3, t4\n\t"
+                     "mul t3, t3, a5\n\t"
+                     "beqz a4, 7f\n\t" XCV_LW_PI(t5, a4, 4) "add t3, t3, t5\n"
+                     "7:\n\t" XCV_SW_PI(t3, a0, 4) "addi a2, a2, -1\n\t"
+                     "bnez a2, 1b\n"
+                     "9:\n\t"
+                     "ret\n\t"
+                     ".option pop\n\t");
 }
 
 /* ---------------------------------------------------------------------------------
