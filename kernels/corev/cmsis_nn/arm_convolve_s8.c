@@ -365,7 +365,21 @@ static __attribute__((noinline, optimize("O2"))) void cv_conv_panel_rgb3x3(int8_
         if (__builtin_expect((uint32_t)base_x < (uint32_t)(input_x - 2) && (uint32_t)base_y < (uint32_t)(input_y - 2),
                              1))
         {
+#if COREV_XCV
+            /* the run of such windows along the output row, within the panel, in one call */
+            int32_t k = 1;
+            while (r + k < rows && px + k < output_x && base_x + k * stride_x <= input_x - 3)
+            {
+                k++;
+            }
+            cv_xrgb3x3_run(panel + 4 * r, base, row_step, k, pixel_step);
+            r += k - 1;
+            px += k - 1;
+            base_x += (k - 1) * stride_x;
+            base += (k - 1) * pixel_step;
+#else
             cv_panel_gather_3x3x3(panel + 4 * r, base, row_step);
+#endif
         }
         else
         {
