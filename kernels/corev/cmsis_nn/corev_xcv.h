@@ -316,14 +316,19 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
  * The output stage split by the sum's sign, with the multiply-only paths of corev_nn.h's
  * cv_rq_fast (one mul instead of mul + mulhsu: 5 cycles on the CV32E40P).
  *
- * Register X, temporaries t0 and T: blez (a sum <= 0 out of line), bgeu xlim, mul, add f,
- * add x, srai 22 twice, bne, cv.min with act_max, the store: 10 cycles (13 with mulhsu).
+ * Register X, temporaries t0 and T: blez (a sum <= 0 out of line), bgeu xlim, mul, add x,
+ * cv.addN with f and the shift by 22 twice (for y and y + x: an add and a srai each
+ * before, 1 cycle more an output), bne, cv.min with act_max, the store: 9 cycles (12
+ * with mulhsu).
  * A sum <= 0 under a ReLU (act_min == out_off) stores act_min; otherwise it takes
  * cv_rq_fast_neg's path out of line, then cv.max with act_min. What the two paths leave
  * takes the exact stage, out of line.
  * L: a label number (L0, L2 to L5 are used).
  * ------------------------------------------------------------------------------- */
 #define XCV_RQ_Y_SHIFT CV_RQ_Y_SHIFT
+/* cv.addN rd, a, b, 22: rd = (a + b) >> 22 (XCV_RQ_Y_SHIFT), arithmetic (opcode 1011011,
+   funct3 010, the shift in funct7) */
+#define XCV_ADDN22(rd, a, b) ".insn r 0x5b, 2, " XCV_RQ_Y_SHIFT ", " #rd ", " #a ", " #b "\n\t"
 #define XCV_RQ_SPLIT(X, MH, F, XLIM, T, HI, STORE, L) XCV_RQ_SPLIT_IN(X, MH, F, XLIM, t0, T, HI, X, STORE, L)
 /* The same with its registers named (the depthwise kernels, whose t0 holds input): the
    temporaries T0 and T, the result in OUT. */
@@ -331,10 +336,7 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
     "blez " #X ", " #L "0f\n\t"                                                                                        \
     "bgeu " #X ", " #XLIM ", " #L "3f\n\t"                                                                              \
     "mul " #T0 ", " #X ", " #MH "\n\t"                                                                                 \
-    "add " #T0 ", " #T0 ", " #F "\n\t"                                                                                 \
-    "add " #T ", " #T0 ", " #X "\n\t"                                                                                  \
-    "srai " #T0 ", " #T0 ", " XCV_RQ_Y_SHIFT "\n\t"                                                                    \
-    "srai " #T ", " #T ", " XCV_RQ_Y_SHIFT "\n\t"                                                                      \
+    "add " #T ", " #T0 ", " #X "\n\t" XCV_ADDN22(T0, T0, F) XCV_ADDN22(T, T, F)                                        \
     "bne " #T0 ", " #T ", " #L "3f\n\t" XCV_MIN(OUT, T0, HI) #L "2:\n\t" STORE(OUT) #L "4:\n\t"
 /* Its out-of-line parts (after the function's return), per register: a sum <= 0 under a
    ReLU (act_min == out_off): register ZERO holds act_min's byte and is stored; else ZERO
