@@ -354,23 +354,25 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
     "lw " #A ", " M2 "\n\tmul " #B ", " #V ", " #A "\n\tmulhsu " #V ", " #V ", " #A "\n\tsrli " #B ", " #B             \
     ", 31\n\tadd " #V ", " #V ", " #B "\n\tslt " #B ", " #V ", zero\n\t" XCV_SUBN1(V, V, B) "lw " #A ", " OFFSH "\n\t"   \
     "lw " #B ", " SH "\n\t" XCV_ADDRNR(V, A, B)
-/* The shared code (once per function, labels 95 to 98), the sum in V, A and B borrowed
-   (saved at SAVEA(sp), SAVEB(sp)), the result stored (STORE) before returning to t0.
+/* The shared code (once per function, labels 95 to 97), the sum in V, A and B borrowed
+   and loaded again from where the kernel keeps their values (RESTORE: no saves), the
+   result stored (STORE) before returning to t0.
    96: a sum <= 0 without a ReLU: cv_rq_fast_neg's path (memory operands FNEG, XNEG;
    register MH), then cv.max with act_min; 95 (97): the exact stage for what the paths
    leave: t = (x m + 2^30) >> 31 (mul, mulhsu, the low word's bit 31), (t - (t < 0)) >> 1,
    cv.addRNr with out_off << sh and sh = e - 1, both clamps. M2, OFFSH, SH, LO: the
    memory operands of 2 m, out_off << sh minus 2^(sh - 1), sh and act_min. One copy
    instead of one per register (16 in cv_xgemm_4x4q) keeps the text small; the sums
-   that take it pay a few cycles for the call. */
-#define XCV_RQ_SHARED(V, MH, A, B, SAVEA, SAVEB, FNEG, XNEG, M2, OFFSH, SH, LO, HI, STORE)                             \
-    "95:\n\tsw " #A ", " #SAVEA "(sp)\n\tsw " #B ", " #SAVEB "(sp)\n"                                                  \
-    "97:\n\t" XCV_RQ_EXACT(V, A, B, M2, OFFSH, SH) "lw " #A ", " LO "\n\t" XCV_MAX(V, V, A) XCV_MIN(V, V, HI)               \
-    "98:\n\t" STORE(V) "lw " #A ", " #SAVEA "(sp)\n\tlw " #B ", " #SAVEB "(sp)\n\tjr t0\n"                             \
-    "96:\n\tsw " #A ", " #SAVEA "(sp)\n\tsw " #B ", " #SAVEB "(sp)\n\tlw " #A ", " XNEG "\n\tblt " #V ", " #A ", 97b\n\t" \
+   that take it pay a few cycles for the call (ResNet-8's sums <= 0 without a ReLU took
+   4 cycles more each when A and B were saved and 96 jumped to 95's store). */
+#define XCV_RQ_SHARED(V, MH, A, B, RESTORE, FNEG, XNEG, M2, OFFSH, SH, LO, HI, STORE)                                   \
+    "95:\n"                                                                                                             \
+    "97:\n\t" XCV_RQ_EXACT(V, A, B, M2, OFFSH, SH) "lw " #A ", " LO "\n\t" XCV_MAX(V, V, A) XCV_MIN(V, V, HI)             \
+        STORE(V) RESTORE "jr t0\n"                                                                                     \
+    "96:\n\tlw " #A ", " XNEG "\n\tblt " #V ", " #A ", 97b\n\t"                                                           \
     "lw " #A ", " FNEG "\n\tmul " #B ", " #V ", " #MH "\n\tadd " #B ", " #B ", " #A "\n\tadd " #A ", " #B ", " #V "\n\t"     \
     "srai " #B ", " #B ", " XCV_RQ_Y_SHIFT "\n\tsrai " #A ", " #A ", " XCV_RQ_Y_SHIFT "\n\tbne " #B ", " #A ", 97b\n\t"    \
-    "lw " #A ", " LO "\n\t" XCV_MAX(V, B, A) "j 98b\n"
+    "lw " #A ", " LO "\n\t" XCV_MAX(V, B, A) STORE(V) RESTORE "jr t0\n"
 
 /* Words per channel of cv_xrq_prep (the callers' buffers). */
 #define CV_XRQ_WORDS 8
@@ -540,7 +542,7 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
                      "sw t0, 24(a1)\n\t"
                      "bnez t0, 1b\n\t" XCV_EPILOGUE XCV_RQ_CHANNEL_FIX(s0, s1, s2, s3, 10)
                          XCV_RQ_CHANNEL_FIX(s4, s5, s6, s7, 11) XCV_RQ_CHANNEL_FIX(s8, s9, s10, s11, 12)
-                             XCV_RQ_CHANNEL_FIX(t3, t4, t5, t6, 13) XCV_RQ_SHARED(a5, a2, a4, a6, 52, 56, "-20(ra)", "-16(ra)",
+                             XCV_RQ_CHANNEL_FIX(t3, t4, t5, t6, 13) XCV_RQ_SHARED(a5, a2, a4, a6, "lw a4, -24(ra)\n\tlw a6, 40(a1)\n\t", "-20(ra)", "-16(ra)",
                                                                    "-12(ra)", "-8(ra)", "-4(ra)", "44(a1)", a7,
                                                                    XCV_G4_STORE) ".option pop\n\t");
 }
@@ -1125,7 +1127,7 @@ CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst
                      "lw s0, 0(sp)\n\t"
                      "addi sp, sp, 16\n\t"
                      "ret\n" XCV_RQ1_FIX(t1, 60) XCV_RQ1_FIX(t2, 61) XCV_RQ1_FIX(t1, 62) XCV_RQ1_FIX(t2, 63)
-                         XCV_RQ1_FIX(t1, 64) XCV_RQ_SHARED(t4, a5, a6, a7, 4, 8, "16(a4)", "20(a4)", "36(a4)", "40(a4)",
+                         XCV_RQ1_FIX(t1, 64) XCV_RQ_SHARED(t4, a5, a6, a7, "lw a6, 12(a4)\n\tlw a7, 8(a4)\n\t", "16(a4)", "20(a4)", "36(a4)", "40(a4)",
                                                            "44(a4)", "28(a4)", t6, XCV_RQ1_STORE) ".option pop\n\t");
 }
 #undef XCV_RQ1
