@@ -548,10 +548,17 @@ cv_xdw3_fill(int8_t *line, int32_t Lb, const int8_t *src, int32_t in_f, int32_t 
  * need). The channel's words come from cv_xrq_make, per call: writing them out once a
  * group of channels (as cv_xdw3_cols does) was faster on the kernel fixture but slower
  * on DS-CNN and MobileNet (by 0.5 % and 0.1 %, commit 8fa75e1).
+ * The sums start at 0 (the first product of each output is cv.dotsp.b), and the initial
+ * value I (bias + offset x filter sum) is folded into the output stage's words instead:
+ * y = (X + I) mh + f = X mh + (f + I mh), y + x = X mh + X + (f + I mh + I), x <= 0 is
+ * X <= -I and x >= xlim is X >= xlim - I (saturated), so the two moves of I into the
+ * sums a pair are gone (DS-CNN's 3x3 layers took 1 cycle an output more with them). For
+ * |I| <= 2^30, so that -I and the sums do not wrap.
  */
 typedef struct
 {
-    cv_xrq_args q;    /* 0..47: the channel's output stage (cv_xrq_make), under a ReLU */
+    cv_xrq_args q;    /* 0..47: the channel's output stage (cv_xrq_make), under a ReLU, with
+                         I folded in: add = f + I mh + I, f = f + I mh, xlim = xlim - I */
     const int8_t *r0; /* 48: line 0 of the first output line; lines 1 and 2 pitch apart */
     int32_t pitch;    /* 52 */
     int32_t pairs;    /* 56: pairs of outputs a line, >= 0 */
@@ -563,20 +570,27 @@ typedef struct
     int32_t oadv;     /* 80: added to out after a line */
     uint32_t w[6];    /* 84: (w0 w1 w2 0) of kernel lines 0..2, then (0 w0 w1 w2) */
     int32_t stride2;  /* 108: 0 for stride 1 along the lines, else stride 2 */
+    int32_t ni;       /* 112: -I */
 } cv_xdwp_args;
-_Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, stride2) == 108, "cv_xdwp's offsets");
+_Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, ni) == 112, "cv_xdwp's offsets");
 
-/* Registers of cv_xdwp: args a0, line pointers a1-a3, out a4, ostep a5, lines a7,
-   (w0 w1 w2 0) s0-s2, (0 w0 w1 w2) s3-s5, mh s6, f s7, xlim s8, the sums' start (q.add) s9,
-   act_max s10, act_min s11; the lines' words t0-t2, the sums t3, t4, temporary t5 (and
-   t0, t6 in the output stage), the pairs of a line ra. */
+/* Registers of cv_xdwp: args a0, line pointers a1-a3, out a4, ostep a5, -I a6, lines a7,
+   (w0 w1 w2 0) s0-s2, (0 w0 w1 w2) s3-s5, mh s6, f + I mh s7, xlim - I s8, f + I mh + I
+   s9, act_max s10, act_min s11; the lines' words t0-t2, the sums t3, t4, temporary t5
+   (and t0, t6 in the output stage), the pairs of a line ra. */
 #define XCV_DWP_STORE(R) XCV_SB_PR(R, a4, a5)
-#define XCV_DWP_OUTPUT(X, L) XCV_RQ_SPLIT(X, s6, s7, s8, t5, s10, XCV_DWP_STORE, L)
-/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage */
+/* XCV_RQ_SPLIT with I folded in (signed compares with -I and xlim - I) */
+#define XCV_DWP_OUTPUT(X, L)                                                                                   \
+    "bge a6, " #X ", " #L "0f\n\t"                                                                             \
+    "bge " #X ", s8, " #L "3f\n\t"                                                                             \
+    "mul t0, " #X ", s6\n\t"                                                                                   \
+    "add t5, t0, " #X "\n\t" XCV_ADDN22(t0, t0, s7) XCV_ADDN22(t5, t5, s9) "bne t0, t5, " #L "3f\n\t"           \
+        XCV_MIN(X, t0, s10) #L "2:\n\t" XCV_DWP_STORE(X) #L "4:\n\t"
+/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage (of X + I) */
 #define XCV_DWP_OUTPUT_FIX(X, L)                                                                               \
     #L "0:\n\t" XCV_DWP_STORE(s11) "j " #L "4b\n"                                                              \
-    #L "3:\n\t" XCV_RQ_EXACT(X, t5, t6, "36(a0)", "40(a0)", "44(a0)") XCV_MAX(X, X, s11) XCV_MIN(X, X, s10)     \
-    "j " #L "2b\n"
+    #L "3:\n\tsub " #X ", " #X ", a6\n\t" XCV_RQ_EXACT(X, t5, t6, "36(a0)", "40(a0)", "44(a0)") XCV_MAX(X, X, s11) \
+        XCV_MIN(X, X, s10) "j " #L "2b\n"
 
 CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
 {
@@ -585,30 +599,29 @@ CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
                      ".option norvc\n\t" XCV_PROLOGUE "lw s0, 84(a0)\n\tlw s1, 88(a0)\n\tlw s2, 92(a0)\n\t"
                      "lw s3, 96(a0)\n\tlw s4, 100(a0)\n\tlw s5, 104(a0)\n\tlw s9, 0(a0)\n\tlw s6, 4(a0)\n\t"
                      "lw s7, 8(a0)\n\tlw s8, 12(a0)\n\tlw s11, 28(a0)\n\tlw s10, 32(a0)\n\t"
-                     "lw a1, 48(a0)\n\tlw t0, 52(a0)\n\tlw a7, 64(a0)\n\tlw a4, 72(a0)\n\tlw a5, 76(a0)\n\t"
+                     "lw a1, 48(a0)\n\tlw t0, 52(a0)\n\tlw a7, 64(a0)\n\tlw a4, 72(a0)\n\tlw a5, 76(a0)\n\tlw a6, 112(a0)\n\t"
                      "add a2, a1, t0\n\tadd a3, a2, t0\n"
                      "1:\n\t"
                      "lw ra, 56(a0)\n\t"
                      "beqz ra, 3f\n\t"
                      "lw t0, 108(a0)\n\t"
                      "bnez t0, 6f\n"
-                     "2:\n\t" XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) "mv t3, s9\n\t"
-                     "mv t4, s9\n\t" XCV_SDOTSP(t3, t0, s0) XCV_SDOTSP(t4, t0, s3) XCV_SDOTSP(t3, t1, s1)
+                     "2:\n\t" XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_DOTSP(t3, t0, s0)
+                         XCV_DOTSP(t4, t0, s3) XCV_SDOTSP(t3, t1, s1)
                          XCV_SDOTSP(t4, t1, s4) XCV_SDOTSP(t3, t2, s2) XCV_SDOTSP(t4, t2, s5)
                              XCV_DWP_OUTPUT(t3, 10) XCV_DWP_OUTPUT(t4, 11) "addi ra, ra, -1\n\t"
                      "bnez ra, 2b\n\t"
                      "j 3f\n"
                      /* stride 2: each output its own words (the second at 2 bytes on) */
-                     "6:\n\t" XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) "mv t3, s9\n\t"
-                         XCV_SDOTSP(t3, t0, s0) XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t3, t2, s2) XCV_LW_PI(t0, a1, 2)
-                             XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) "mv t4, s9\n\t" XCV_SDOTSP(t4, t0, s0)
+                     "6:\n\t" XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_DOTSP(t3, t0, s0) XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t3, t2, s2) XCV_LW_PI(t0, a1, 2)
+                             XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_DOTSP(t4, t0, s0)
                                  XCV_SDOTSP(t4, t1, s1) XCV_SDOTSP(t4, t2, s2) XCV_DWP_OUTPUT(t3, 13)
                                      XCV_DWP_OUTPUT(t4, 14) "addi ra, ra, -1\n\t"
                      "bnez ra, 6b\n"
                      "3:\n\t"
                      "lw t0, 60(a0)\n\t"
                      "beqz t0, 5f\n\t"
-                     "lw t0, 0(a1)\n\tlw t1, 0(a2)\n\tlw t2, 0(a3)\n\tmv t3, s9\n\t" XCV_SDOTSP(t3, t0, s0)
+                     "lw t0, 0(a1)\n\tlw t1, 0(a2)\n\tlw t2, 0(a3)\n\t" XCV_DOTSP(t3, t0, s0)
                          XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t3, t2, s2) XCV_DWP_OUTPUT(t3, 12) "5:\n\t"
                      "lw t0, 68(a0)\n\t"
                      "add a1, a1, t0\n\t"
@@ -732,9 +745,16 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                 for (int32_t j = 0; j < nc; j++)
                 {
                     cv_xdwp_args p;
-                    if (fused && cv_xrq_make(&p.q, init[j], mult[c + j], shift[c + j], g->out_off, g->act_min,
-                                             g->act_max))
+                    if (fused && (uint32_t)init[j] + (1u << 30) <= (1u << 31) &&
+                        cv_xrq_make(&p.q, init[j], mult[c + j], shift[c + j], g->out_off, g->act_min, g->act_max))
                     {
+                        /* I folded into the words (cv_xdwp): |I| <= 2^30, xlim <= 2^31 */
+                        const uint32_t I = (uint32_t)init[j];
+                        const int64_t xl = (int64_t)p.q.xlim - (int32_t)I;
+                        p.q.f += I * p.q.mh;
+                        p.q.add = (int32_t)(p.q.f + I);
+                        p.q.xlim = xl > INT32_MAX ? (uint32_t)INT32_MAX : (uint32_t)xl;
+                        p.ni = (int32_t)(0u - I);
                         p.r0 = buf + j * Lb;
                         p.pitch = pitch;
                         p.pairs = nf >> 1;
