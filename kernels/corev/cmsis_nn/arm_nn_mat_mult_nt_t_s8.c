@@ -171,8 +171,9 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
                 break;
             }
 #if COREV_XCV
-            /* whole words: the 4 rows in one call (a call a row took MobileNet's 1x1 layers
-               148 K cycles more in all, DS-CNN's 17 K) */
+            /* whole words: the 4 rows in one call (cv_xpanel_rows a row took MobileNet's 1x1
+               layers 148 K cycles more in all, DS-CNN's 17 K; cv_panel_put about 8 cycles a
+               word); other K byte by byte below */
             if (rows == 4 && (K & 3) == 0)
             {
                 const int8_t *r0 = cv_rows_next(&rows_at);
@@ -188,15 +189,6 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
             for (int32_t r = 0; r < rows; r++)
             {
                 const int8_t *row = cv_rows_next(&rows_at);
-#if COREV_XCV
-                /* rows of whole pairs of words in a hardware loop, 4 cycles a pair: through
-                   cv_panel_put DS-CNN's 1x1 layers took 7 K cycles each more */
-                if ((K & 7) == 0 && ((uintptr_t)row & 3) == 0)
-                {
-                    cv_xpanel_rows(panel + 4 * r, row, K >> 3, 1, 0);
-                    continue;
-                }
-#endif
                 cv_panel_put(panel, r, 0, row, K);
             }
 #if COREV_XCV
