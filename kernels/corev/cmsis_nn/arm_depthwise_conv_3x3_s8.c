@@ -748,12 +748,13 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                     if (fused && (uint32_t)init[j] + (1u << 30) <= (1u << 31) &&
                         cv_xrq_make(&p.q, init[j], mult[c + j], shift[c + j], g->out_off, g->act_min, g->act_max))
                     {
-                        /* I folded into the words (cv_xdwp): |I| <= 2^30, xlim <= 2^31 */
+                        /* I folded into the words (cv_xdwp): |I| <= 2^30 and xlim <= 2^31, so
+                           xlim - I passes INT32_MAX only for I < 0 (then saturated) */
                         const uint32_t I = (uint32_t)init[j];
-                        const int64_t xl = (int64_t)p.q.xlim - (int32_t)I;
+                        const int32_t sat = (int32_t)I < 0 && p.q.xlim > (uint32_t)(INT32_MAX + (int32_t)I);
                         p.q.f += I * p.q.mh;
                         p.q.add = (int32_t)(p.q.f + I);
-                        p.q.xlim = xl > INT32_MAX ? (uint32_t)INT32_MAX : (uint32_t)xl;
+                        p.q.xlim = sat ? (uint32_t)INT32_MAX : p.q.xlim - I;
                         p.ni = (int32_t)(0u - I);
                         p.r0 = buf + j * Lb;
                         p.pitch = pitch;

@@ -181,15 +181,15 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
                 const int8_t *r2 = cv_rows_next(&rows_at);
                 const int8_t *r3 = cv_rows_next(&rows_at);
                 cv_xpanel_4rows(panel, r0, r1, r2, r3, K >> 2);
-                cv_xpanel_gemm(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, rq, out, &o);
-                out += 4 * rhs_rows;
-                continue;
             }
+            else
 #endif
-            for (int32_t r = 0; r < rows; r++)
             {
-                const int8_t *row = cv_rows_next(&rows_at);
-                cv_panel_put(panel, r, 0, row, K);
+                for (int32_t r = 0; r < rows; r++)
+                {
+                    const int8_t *row = cv_rows_next(&rows_at);
+                    cv_panel_put(panel, r, 0, row, K);
+                }
             }
 #if COREV_XCV
             cv_xpanel_gemm(panel, rows, K, w, count, init, dst_multipliers + nb, dst_shifts + nb, rq, out, &o);
