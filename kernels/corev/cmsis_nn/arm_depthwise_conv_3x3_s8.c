@@ -542,8 +542,9 @@ cv_xdw3_fill(int8_t *line, int32_t Lb, const int8_t *src, int32_t in_f, int32_t 
  * X = (x0 x1 x2 x3) at the pair's first input (a misaligned load every other pair: 2
  * cycles on the CV32E40P), gives both outputs: X.(w0 w1 w2 0) and X.(0 w0 w1 w2).
  * Stride 2: a word per output and kernel line, 2 bytes apart. Then cv_xrq_lines' output
- * stage (XCV_RQ_SPLIT) for each output and the store: 38 instructions a pair with stride
- * 1, 44 with stride 2. An odd last output takes one more window. The reads reach one
+ * stage (XCV_RQ_SPLIT, with I folded in as below) for each output and the store: 29
+ * instructions a pair with stride 1, 32 with stride 2. An odd last output takes one more
+ * window. The reads reach one
  * byte past the last window (cv_xdw3x3's lines are 4 bytes longer than its outputs
  * need). The channel's words come from cv_xrq_make, per call: writing them out once a
  * group of channels (as cv_xdw3_cols does) was faster on the kernel fixture but slower
