@@ -262,10 +262,10 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
                     {
                         row[k] = 0;
                     }
-                    init[m + j] = (int32_t)((uint32_t)(bias ? bias[oc + m + j] : 0) +
-                                            (uint32_t)cv_xbyte_sum(row, K) * (uint32_t)g->off);
                 }
             }
+            /* the rows' sums (their zero tails add nothing) */
+            cv_xfilter_init(init, wt, count, Kp, bias ? bias + oc : NULL, g->off);
             const uint32_t *rq =
                 cv_xrq_prep(rq_words, mult + oc, shift + oc, count, g->o.out_off, g->o.act_min, g->o.act_max)
                     ? rq_words

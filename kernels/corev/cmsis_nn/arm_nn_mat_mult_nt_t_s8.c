@@ -171,10 +171,10 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
                 break;
             }
 #if COREV_XCV
-            /* whole words: the 4 rows in one call (cv_xpanel_rows a row took MobileNet's 1x1
-               layers 148 K cycles more in all, DS-CNN's 17 K; cv_panel_put about 8 cycles a
-               word); other K byte by byte below */
-            if (rows == 4 && (K & 3) == 0)
+            /* whole words: the 4 rows (rows < 4 took by_rows above) in one call
+               (cv_xpanel_rows a row took MobileNet's 1x1 layers 148 K cycles more in all,
+               DS-CNN's 17 K; cv_panel_put about 8 cycles a word); other K byte by byte below */
+            if ((K & 3) == 0)
             {
                 const int8_t *r0 = cv_rows_next(&rows_at);
                 const int8_t *r1 = cv_rows_next(&rows_at);

@@ -250,30 +250,14 @@ static __attribute__((noinline)) CV_UNUSED void cv_xstore(const int32_t *acc,
 
 #endif
 
-/* sum of the n bytes at p (any alignment): cv.sdotsp.b against a word of ones. */
-CV_INLINE int32_t cv_xbyte_sum(const int8_t *p, int32_t n)
-{
-    int32_t s0 = 0, s1 = 0;
-    const uint32_t ones = 0x01010101u;
-    for (; n >= 8; n -= 8, p += 8)
-    {
-        s0 = cv_xsdot(s0, cv_lw_any(p), ones);
-        s1 = cv_xsdot(s1, cv_lw_any(p + 4), ones);
-    }
-    for (; n > 0; n--)
-    {
-        s0 += *p++;
-    }
-    return s0 + s1;
-}
-
 /*
  * init[n] = bias[n] + off * sum_k w[n * K + k] for n < count (cv_filter_init; bias NULL:
  * 0), in assembly: per row a hardware loop of two words (post-increment loads, a sum of
  * 4 bytes a cv.sdotsp.b with 0x01010101, two sums so that no load's result is used at
- * once: 4 cycles for 8 bytes), then a word and bytes for K's rest. Through cv_xbyte_sum
- * (the loop's pointer steps and a stall after each load) MobileNet's filter sums took
- * about 1.4 cycles a byte, 274 K cycles in all. Caller-saved registers only.
+ * once: 4 cycles for 8 bytes), then a word and bytes for K's rest. In C (the loop's
+ * pointer steps and a stall after each load) MobileNet's filter sums took about 1.4
+ * cycles a byte, 274 K cycles in all. Also the transposed weight rows of
+ * arm_depthwise_conv_s8.c. Caller-saved registers only.
  */
 CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count, int32_t K, const int32_t *bias, int32_t off)
 {
