@@ -195,35 +195,43 @@ static __attribute__((noinline, unused)) int32_t cv_quant_rare(const cv_quant *p
 #if defined(COREV_XCV) && COREV_XCV
 /*
  * CORE-V: cv_quantize's fast path in assembly, two elements an iteration of a counted
- * loop (hardware loops take no branch, and the path leaves the loop): per element 20
- * instructions, 24 cycles with mulhu's 5, and the loop's branches; in C an element
+ * loop (hardware loops take no branch, and the path leaves the loop): per element 17
+ * instructions, 21 cycles with mulhu's 5, and the loop's branches; in C an element
  * took about 31 cycles (the pointer steps, the clamps as a compare and a branch, a stall
  * after the load, a taken branch per element). Elements x[0 .. m - 1] (m >= 1) until
  * one leaves the path (outside the span, or near a half-integer); x[m] is read (the
  * next element is loaded before the clamps and the store, so no load's result is used
  * at once), so the caller keeps the last element. Returns how many were done.
- * Registers: x a0 (the next element's), out a1 (its start a3), x + 4 (m + 1) a2, c t0,
- * 32 t1, ms8 t2, 2^31 a4, 2^15 a5, zero_point a6, 8 << 16 a7, qmin t3, qmax t4; ux t5
- * (then its sign), nsh and q t6, the product s0. The CORE-V instructions as .insn
- * (corev_xcv.h has their encodings): cv.extractu t6, t5, 7, 23 (the exponent), cv.lw
- * t5, (a0), 4, cv.max, cv.min and cv.sb t6, (a1), 1.
+ *
+ * The same F as the C loop, with its sign: the significand << 5 (not << 8) and n - 3
+ * give the same F for n in [3, 32), below 2^29 (n < 3, |x * inv_scale| >= 2^13, leaves
+ * the path). F xor the sign mask is F or -F - 1; s = that + 2^15 + 4 + zero_point 2^16.
+ * s's low 16 bits below 8 is the C loop's test (u + 4's low 16 bits below 8) for either
+ * sign (for -F - 1 they are 7 minus those), and otherwise q = s >> 16 (arithmetic): the
+ * sign, the rounding's 2^15 and the zero point in 3 instructions, where they took 6.
+ *
+ * Registers: x a0 (the next element's), out a1 (its start a3), x + 4 (m + 1) a2, c - 3
+ * t0, 29 t1, ms << 5 t2, 2^31 a4, 2^15 + 4 + zero_point 2^16 a6, 8 << 16 a7, qmin t3,
+ * qmax t4; ux t5 (then its sign), n - 3 and q t6, the product then s s0. The CORE-V
+ * instructions as .insn (corev_xcv.h has their encodings): cv.extractu t6, t5, 7, 23
+ * (the exponent), cv.lw t5, (a0), 4, cv.max, cv.min and cv.sb t6, (a1), 1.
  */
 typedef struct
 {
-    uint32_t c;   /* 0: cv_quant's c */
-    uint32_t ms8; /* 4: its significand << 8 */
-    int32_t zp;   /* 8 */
-    int32_t qmin; /* 12 */
-    int32_t qmax; /* 16 */
+    uint32_t c3;   /* 0: cv_quant's c - 3 */
+    uint32_t ms5;  /* 4: its significand << 5 */
+    uint32_t bias; /* 8: 2^15 + 4 + zero_point 2^16 */
+    int32_t qmin;  /* 12 */
+    int32_t qmax;  /* 16 */
 } cv_xquant_args;
 
 #define CV_XQUANT_LOAD ".insn i 0x0b, 2, t5, a0, 4\n\t"
 #define CV_XQUANT_ELEMENT                                                                                              \
     ".insn i 0x5b, 0, t6, t5, 0x4f7\n\tsub t6, t0, t6\n\tbgeu t6, t1, 8f\n\t"                                         \
-    "slli s0, t5, 8\n\tor s0, s0, a4\n\tmulhu s0, s0, t2\n\tsrl s0, s0, t6\n\tadd s0, s0, a5\n\t"                     \
-    "srai t5, t5, 31\n\tsrli t6, s0, 16\n\txor t6, t6, t5\n\tsub t6, t6, t5\n\tadd t6, t6, a6\n\t"                    \
-    "addi s0, s0, 4\n\tslli s0, s0, 16\n\tbltu s0, a7, 8f\n\t" CV_XQUANT_LOAD                                         \
-    ".insn r 0x2b, 3, 0x2d, t6, t6, t3\n\t.insn r 0x2b, 3, 0x2b, t6, t6, t4\n\t.insn s 0x2b, 0, t6, 1(a1)\n\t"
+    "slli s0, t5, 8\n\tor s0, s0, a4\n\tmulhu s0, s0, t2\n\tsrl s0, s0, t6\n\t"                                     \
+    "srai t5, t5, 31\n\txor s0, s0, t5\n\tadd s0, s0, a6\n\tslli t6, s0, 16\n\tbltu t6, a7, 8f\n\t" CV_XQUANT_LOAD    \
+    "srai t6, s0, 16\n\t.insn r 0x2b, 3, 0x2d, t6, t6, t3\n\t.insn r 0x2b, 3, 0x2b, t6, t6, t4\n\t"                   \
+    ".insn s 0x2b, 0, t6, 1(a1)\n\t"
 
 static __attribute__((naked, noinline, unused)) int32_t cv_xquant_fast(const uint32_t *x,
                                                                        uint8_t *out,
@@ -245,9 +253,8 @@ static __attribute__((naked, noinline, unused)) int32_t cv_xquant_fast(const uin
                      "addi a2, a2, 1\n\t"
                      "slli a2, a2, 2\n\t"
                      "add a2, a2, a0\n\t"
-                     "li t1, 32\n\t"
+                     "li t1, 29\n\t"
                      "lui a4, 0x80000\n\t"
-                     "lui a5, 0x8\n\t"
                      "lui a7, 0x80\n\t" CV_XQUANT_LOAD "1:\n\t" CV_XQUANT_ELEMENT "beq a0, a2, 8f\n\t"
                          CV_XQUANT_ELEMENT "bne a0, a2, 1b\n"
                      "8:\n\t"
@@ -282,7 +289,7 @@ static CV_QUANT_HOT void cv_quantize(const float *in,
 #if defined(COREV_XCV) && COREV_XCV
     if (span)
     {
-        const cv_xquant_args xa = {c, ms8, zero_point, qmin, qmax};
+        const cv_xquant_args xa = {c - 3u, p.ms << 5, 0x8004u + ((uint32_t)zero_point << 16), qmin, qmax};
         for (int32_t i = 0; i < n; i++)
         {
             if (n - i >= 2)
