@@ -1175,10 +1175,10 @@ CV_XCV_NAKED void cv_xadd_lut(const int8_t *a, const int8_t *b, int8_t *out, int
  * (T1[a[i]] + T2[b[i]] + bias) >> 16, clamped, where T1/T2 (int32, indexed from -128) are
  * each input's requantized value times the output's multiplier, in units of 2^-16 of an
  * output step, rounded down (arm_elementwise_add_s8.c builds them and says when this is
- * exact), and bias = 2^15 + 8 + 1 (the two floors' mean) + out_off 2^16. An element whose
- * sum has its low 16 bits below 16 lies within 8 units of a half-integer: the loop stops
- * there, before storing it, and returns
- * how many it stored (the caller computes that element exactly and calls again). Per
+ * exact), and bias = 2^15 + 8 + 1 (for the two roundings down) + out_off 2^16. An element
+ * whose sum has its low 16 bits below 16 lies within 8 units of a half-integer: the loop
+ * stops there, before storing it, and returns how many it stored (the caller computes
+ * that element exactly and calls again). Per
  * element 2 post-increment byte loads, 2 table loads (register + register), 2 adds, the
  * test, the shift, the clamps and the store: 14 instructions, two elements an iteration
  * of a counted loop (the test branches, so no hardware loop), where cv_xadd_lut's exact
