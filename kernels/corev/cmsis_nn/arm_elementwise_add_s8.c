@@ -53,19 +53,18 @@ CV_INLINE int8_t cv_add_one(int32_t x1,
  * rounding: for S >= 14 at most 6 units of 2^-16. So where no half-integer lies within
  * 7 units of T1[a] + T2[b] + 1 (cv_xadd_near's test keeps 8) both give the same integer.
  * T is one mulh: floor(floor(t 2^A out_mult / 2^32) / 2^B) = floor(t out_mult /
- * 2^(15 + S)) with A = 17 - S or B = S - 17. Returns 0 where that does not hold (the
- * tables then hold nothing of use): S < 14, |t1| + |t2| reaching 2^31 (the exact stage's
- * sum wraps), t 2^A not an int32, or |T| above 2^29 (the sum with the bias would wrap).
+ * 2^(15 + S)) with A = 17 - S or B = S - 17. In place: t1, t2 hold t on entry (the
+ * tables cv_xadd_lut takes), T on return 1. Returns 0 and leaves them as they were where
+ * that does not hold: S < 14, |t1| + |t2| reaching 2^31 (the exact stage's sum wraps),
+ * t 2^A not an int32, or |T| above 2^29 (the sum with the bias would wrap).
  */
-static int32_t cv_xadd_near_tables(int32_t *T1,
-                                   int32_t *T2,
-                                   int32_t off1,
-                                   int32_t off2,
-                                   int32_t left_shift,
-                                   const cv_rq q1,
-                                   const cv_rq q2,
-                                   int32_t out_mult,
-                                   int32_t out_shift)
+/* floor(t 2^A out_mult / 2^(32 + B)): one mulh (t 2^A an int32) */
+CV_INLINE int32_t cv_xadd_scale(int32_t t, int32_t A, int32_t B, int32_t out_mult)
+{
+    return (int32_t)(((int64_t)(int32_t)((uint32_t)t << A) * out_mult) >> 32) >> B;
+}
+
+static int32_t cv_xadd_near_tables(int32_t *t1, int32_t *t2, int32_t out_mult, int32_t out_shift)
 {
     const int32_t S = -out_shift;
     if (S < 14 || S > 31 || out_mult < 0)
@@ -74,20 +73,25 @@ static int32_t cv_xadd_near_tables(int32_t *T1,
     }
     const int32_t A = S < 17 ? 17 - S : 0, B = S > 17 ? S - 17 : 0;
     uint32_t max1 = 0, max2 = 0;
-    for (int32_t x = -128; x < 128; x++)
+    for (int32_t i = 0; i < 256; i++)
     {
-        const int32_t t1 = cv_rq_apply((int32_t)((uint32_t)(x + off1) << left_shift), q1);
-        const int32_t t2 = cv_rq_apply((int32_t)((uint32_t)(x + off2) << left_shift), q2);
-        const uint32_t u1 = t1 < 0 ? 0u - (uint32_t)t1 : (uint32_t)t1;
-        const uint32_t u2 = t2 < 0 ? 0u - (uint32_t)t2 : (uint32_t)t2;
+        const uint32_t u1 = t1[i] < 0 ? 0u - (uint32_t)t1[i] : (uint32_t)t1[i];
+        const uint32_t u2 = t2[i] < 0 ? 0u - (uint32_t)t2[i] : (uint32_t)t2[i];
         max1 = u1 > max1 ? u1 : max1;
         max2 = u2 > max2 ? u2 : max2;
-        T1[x + 128] = (int32_t)(((int64_t)(int32_t)((uint32_t)t1 << A) * out_mult) >> 32) >> B;
-        T2[x + 128] = (int32_t)(((int64_t)(int32_t)((uint32_t)t2 << A) * out_mult) >> 32) >> B;
     }
+    /* max |T| the same way (m << A checked first) */
     const uint32_t m = max1 > max2 ? max1 : max2;
-    return (uint64_t)max1 + max2 < (1ull << 31) && m < (1u << (31 - A)) &&
-        (((uint64_t)m * (uint32_t)out_mult) >> (15 + S)) < (1u << 29) - 1;
+    if (max1 >= (1u << 31) - max2 || m >= (1u << (31 - A)) || cv_xadd_scale((int32_t)m, A, B, out_mult) >= (1 << 29) - 1)
+    {
+        return 0;
+    }
+    for (int32_t i = 0; i < 256; i++)
+    {
+        t1[i] = cv_xadd_scale(t1[i], A, B, out_mult);
+        t2[i] = cv_xadd_scale(t2[i], A, B, out_mult);
+    }
+    return 1;
 }
 #else
 /* n elements through the tables l1, l2 (entry 0 at the pointer): out of line, so that
@@ -138,7 +142,12 @@ arm_cmsis_nn_status arm_elementwise_add_s8(const int8_t *input_1_vect,
         int32_t t1[256], t2[256];
         const cv_rq q1 = cv_rq_make(input_1_mult, input_1_shift);
         const cv_rq q2 = cv_rq_make(input_2_mult, input_2_shift);
-        if (cv_xadd_near_tables(t1, t2, input_1_offset, input_2_offset, left_shift, q1, q2, out_mult, out_shift))
+        for (int32_t x = -128; x < 128; x++)
+        {
+            t1[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_1_offset) << left_shift), q1);
+            t2[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_2_offset) << left_shift), q2);
+        }
+        if (cv_xadd_near_tables(t1, t2, out_mult, out_shift))
         {
             /* the output-scale tables: through cv_xadd_near, and the elements it stops at
                (16 sums in 65,536 at most) exactly */
@@ -148,22 +157,19 @@ arm_cmsis_nn_status arm_elementwise_add_s8(const int8_t *input_1_vect,
             c.bias = 0x8009u + ((uint32_t)out_offset << 16); /* the floors' + 1 too */
             c.act_min = out_activation_min;
             c.act_max = out_activation_max;
-            const cv_rq qo = cv_rq_make(out_mult, out_shift);
             for (int32_t i = 0; i < n; i++)
             {
                 i += cv_xadd_near(input_1_vect + i, input_2_vect + i, output + i, n - i, &c);
                 if (i < n)
                 {
-                    output[i] = cv_add_one(input_1_vect[i], input_2_vect[i], input_1_offset, input_2_offset, left_shift,
-                                           q1, q2, qo, out_offset, out_activation_min, out_activation_max);
+                    /* one element: the C path below (a call, not its code again) */
+                    arm_elementwise_add_s8(input_1_vect + i, input_2_vect + i, input_1_offset, input_1_mult,
+                                           input_1_shift, input_2_offset, input_2_mult, input_2_shift, left_shift,
+                                           output + i, out_offset, out_mult, out_shift, out_activation_min,
+                                           out_activation_max, 1);
                 }
             }
             return ARM_CMSIS_NN_SUCCESS;
-        }
-        for (int32_t x = -128; x < 128; x++)
-        {
-            t1[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_1_offset) << left_shift), q1);
-            t2[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_2_offset) << left_shift), q2);
         }
         cv_xadd_args a;
         a.t1 = t1 + 128;
