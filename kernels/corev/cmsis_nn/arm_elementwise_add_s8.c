@@ -115,6 +115,82 @@ static __attribute__((noinline)) void cv_add_lut(const int8_t *a,
 }
 #endif
 
+#if COREV_XCV
+/*
+ * CORE-V: each input's requantization depends on its int8 value only: tables of the 256
+ * values per call, then cv_xadd_near (output-scale tables) or the output stage in a
+ * hardware loop (cv_xadd_lut, corev_xcv.h), for n >= CV_XADD_LUT_MIN. Returns 0 (nothing
+ * done) for parameters the kernels do not take. Out of line: the
+ * elements cv_xadd_near leaves to C call arm_elementwise_add_s8 again, whose frame then
+ * does not hold these 2 KiB of tables a second time.
+ */
+static __attribute__((noinline)) int32_t cv_xadd_tables(const int8_t *input_1_vect,
+                                                        const int8_t *input_2_vect,
+                                                        int32_t input_1_offset,
+                                                        int32_t input_1_mult,
+                                                        int32_t input_1_shift,
+                                                        int32_t input_2_offset,
+                                                        int32_t input_2_mult,
+                                                        int32_t input_2_shift,
+                                                        int32_t left_shift,
+                                                        int8_t *output,
+                                                        int32_t out_offset,
+                                                        int32_t out_mult,
+                                                        int32_t out_shift,
+                                                        int32_t out_activation_min,
+                                                        int32_t out_activation_max,
+                                                        int32_t n)
+{
+    const cv_xq qo_x = cv_xq_make(out_mult, out_shift);
+    if (qo_x.mode != 1 || input_1_mult < 0 || input_2_mult < 0)
+    {
+        return 0;
+    }
+    int32_t t1[256], t2[256];
+    const cv_rq q1 = cv_rq_make(input_1_mult, input_1_shift);
+    const cv_rq q2 = cv_rq_make(input_2_mult, input_2_shift);
+    for (int32_t x = -128; x < 128; x++)
+    {
+        t1[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_1_offset) << left_shift), q1);
+        t2[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_2_offset) << left_shift), q2);
+    }
+    if (cv_xadd_near_tables(t1, t2, out_mult, out_shift))
+    {
+        /* the output-scale tables: through cv_xadd_near, and the elements it stops at
+           (16 sums in 65,536 at most) exactly */
+        cv_xadd_near_args c;
+        c.T1 = t1 + 128;
+        c.T2 = t2 + 128;
+        c.bias = 0x8009u + ((uint32_t)out_offset << 16); /* the floors' + 1 too */
+        c.act_min = out_activation_min;
+        c.act_max = out_activation_max;
+        for (int32_t i = 0; i < n; i++)
+        {
+            i += cv_xadd_near(input_1_vect + i, input_2_vect + i, output + i, n - i, &c);
+            if (i < n)
+            {
+                /* one element: arm_elementwise_add_s8's C path (a call, not its code again) */
+                arm_elementwise_add_s8(input_1_vect + i, input_2_vect + i, input_1_offset, input_1_mult,
+                                       input_1_shift, input_2_offset, input_2_mult, input_2_shift, left_shift,
+                                       output + i, out_offset, out_mult, out_shift, out_activation_min,
+                                       out_activation_max, 1);
+            }
+        }
+        return 1;
+    }
+    cv_xadd_args a;
+    a.t1 = t1 + 128;
+    a.t2 = t2 + 128;
+    a.m2 = qo_x.m2;
+    a.ps = (uint32_t)(qo_x.pre << 8 | qo_x.sh);
+    a.out_off = out_offset;
+    a.act_min = out_activation_min;
+    a.act_max = out_activation_max;
+    cv_xadd_lut(input_1_vect, input_2_vect, output, n, &a);
+    return 1;
+}
+#endif
+
 arm_cmsis_nn_status arm_elementwise_add_s8(const int8_t *input_1_vect,
                                            const int8_t *input_2_vect,
                                            const int32_t input_1_offset,
@@ -134,52 +210,12 @@ arm_cmsis_nn_status arm_elementwise_add_s8(const int8_t *input_1_vect,
 {
     int32_t n = block_size;
 #if COREV_XCV
-    /* CORE-V: each input's requantization depends on its int8 value only: tables of the
-       256 values per call, then the output stage in a hardware loop (corev_xcv.h). */
-    const cv_xq qo_x = cv_xq_make(out_mult, out_shift);
-    if (n >= CV_XADD_LUT_MIN && qo_x.mode == 1 && input_1_mult >= 0 && input_2_mult >= 0)
+    /* (n tested here: one element, as cv_xadd_near leaves them, does not enter its frame) */
+    if (n >= CV_XADD_LUT_MIN &&
+        cv_xadd_tables(input_1_vect, input_2_vect, input_1_offset, input_1_mult, input_1_shift, input_2_offset,
+                       input_2_mult, input_2_shift, left_shift, output, out_offset, out_mult, out_shift,
+                       out_activation_min, out_activation_max, n))
     {
-        int32_t t1[256], t2[256];
-        const cv_rq q1 = cv_rq_make(input_1_mult, input_1_shift);
-        const cv_rq q2 = cv_rq_make(input_2_mult, input_2_shift);
-        for (int32_t x = -128; x < 128; x++)
-        {
-            t1[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_1_offset) << left_shift), q1);
-            t2[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_2_offset) << left_shift), q2);
-        }
-        if (cv_xadd_near_tables(t1, t2, out_mult, out_shift))
-        {
-            /* the output-scale tables: through cv_xadd_near, and the elements it stops at
-               (16 sums in 65,536 at most) exactly */
-            cv_xadd_near_args c;
-            c.T1 = t1 + 128;
-            c.T2 = t2 + 128;
-            c.bias = 0x8009u + ((uint32_t)out_offset << 16); /* the floors' + 1 too */
-            c.act_min = out_activation_min;
-            c.act_max = out_activation_max;
-            for (int32_t i = 0; i < n; i++)
-            {
-                i += cv_xadd_near(input_1_vect + i, input_2_vect + i, output + i, n - i, &c);
-                if (i < n)
-                {
-                    /* one element: the C path below (a call, not its code again) */
-                    arm_elementwise_add_s8(input_1_vect + i, input_2_vect + i, input_1_offset, input_1_mult,
-                                           input_1_shift, input_2_offset, input_2_mult, input_2_shift, left_shift,
-                                           output + i, out_offset, out_mult, out_shift, out_activation_min,
-                                           out_activation_max, 1);
-                }
-            }
-            return ARM_CMSIS_NN_SUCCESS;
-        }
-        cv_xadd_args a;
-        a.t1 = t1 + 128;
-        a.t2 = t2 + 128;
-        a.m2 = qo_x.m2;
-        a.ps = (uint32_t)(qo_x.pre << 8 | qo_x.sh);
-        a.out_off = out_offset;
-        a.act_min = out_activation_min;
-        a.act_max = out_activation_max;
-        cv_xadd_lut(input_1_vect, input_2_vect, output, n, &a);
         return ARM_CMSIS_NN_SUCCESS;
     }
 #endif
