@@ -44,6 +44,12 @@ CV_INLINE int8_t cv_add_one(int32_t x1,
 }
 
 #if COREV_XCV
+/* floor(t 2^A out_mult / 2^(32 + B)): one mulh (t 2^A an int32) */
+CV_INLINE int32_t cv_xadd_scale(int32_t t, int32_t A, int32_t B, int32_t out_mult)
+{
+    return (int32_t)(((int64_t)(int32_t)((uint32_t)t << A) * out_mult) >> 32) >> B;
+}
+
 /*
  * cv_xadd_near's tables: T[x] = floor(t(x) M 2^16) for the 256 int8 x, t(x) the input's
  * requantized value (cv_add_one's), M = out_mult 2^(out_shift - 31), so that
@@ -58,12 +64,6 @@ CV_INLINE int8_t cv_add_one(int32_t x1,
  * that does not hold: S < 14, |t1| + |t2| reaching 2^31 (the exact stage's sum wraps),
  * t 2^A not an int32, or |T| above 2^29 (the sum with the bias would wrap).
  */
-/* floor(t 2^A out_mult / 2^(32 + B)): one mulh (t 2^A an int32) */
-CV_INLINE int32_t cv_xadd_scale(int32_t t, int32_t A, int32_t B, int32_t out_mult)
-{
-    return (int32_t)(((int64_t)(int32_t)((uint32_t)t << A) * out_mult) >> 32) >> B;
-}
-
 static int32_t cv_xadd_near_tables(int32_t *t1, int32_t *t2, int32_t out_mult, int32_t out_shift)
 {
     const int32_t S = -out_shift;
@@ -120,9 +120,9 @@ static __attribute__((noinline)) void cv_add_lut(const int8_t *a,
  * CORE-V: each input's requantization depends on its int8 value only: tables of the 256
  * values per call, then cv_xadd_near (output-scale tables) or the output stage in a
  * hardware loop (cv_xadd_lut, corev_xcv.h), for n >= CV_XADD_LUT_MIN. Returns 0 (nothing
- * done) for parameters the kernels do not take. Out of line: the
- * elements cv_xadd_near leaves to C call arm_elementwise_add_s8 again, whose frame then
- * does not hold these 2 KiB of tables a second time.
+ * done) for parameters the kernels do not take. Out of line: the elements cv_xadd_near
+ * leaves to C call arm_elementwise_add_s8 again, whose frame then does not hold these
+ * 2 KiB of tables a second time.
  */
 static __attribute__((noinline)) int32_t cv_xadd_tables(const int8_t *input_1_vect,
                                                         const int8_t *input_2_vect,

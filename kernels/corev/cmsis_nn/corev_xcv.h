@@ -1178,12 +1178,11 @@ CV_XCV_NAKED void cv_xadd_lut(const int8_t *a, const int8_t *b, int8_t *out, int
  * exact), and bias = 2^15 + 8 + 1 (for the two roundings down) + out_off 2^16. An element
  * whose sum has its low 16 bits below 16 lies within 8 units of a half-integer: the loop
  * stops there, before storing it, and returns how many it stored (the caller computes
- * that element exactly and calls again). Per
- * element 2 post-increment byte loads, 2 table loads (register + register), 2 adds, the
- * test, the shift, the clamps and the store: 14 instructions, two elements an iteration
- * of a counted loop (the test branches, so no hardware loop), where cv_xadd_lut's exact
- * output stage took 22 cycles an element. Elements 0 .. m - 1, m >= 1. Caller-saved
- * registers only.
+ * that element exactly and calls again). Per element 2 post-increment byte loads, 2
+ * table loads (register + register), 2 adds, the test, the shift, the clamps and the
+ * store: 14 instructions, two elements an iteration of a counted loop (the test
+ * branches, so no hardware loop), where cv_xadd_lut's exact output stage took 22 cycles
+ * an element. Elements 0 .. m - 1, m >= 1. Caller-saved registers only.
  */
 typedef struct
 {
