@@ -338,6 +338,12 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
     "lw " #A ", " M2 "\n\tmul " #B ", " #V ", " #A "\n\tmulhsu " #V ", " #V ", " #A "\n\tsrli " #B ", " #B             \
     ", 31\n\tadd " #V ", " #V ", " #B "\n\tslt " #B ", " #V ", zero\n\t" XCV_SUBN1(V, V, B) "lw " #A ", " OFFSH "\n\t"   \
     "lw " #B ", " SH "\n\t" XCV_ADDRNR(V, A, B)
+/* The shared code's exact stage alone (labels 95 and 97), for a kernel that handles
+   every sum <= 0 itself (cv_xgemm_4x4q). */
+#define XCV_RQ_SHARED_EXACT(V, A, B, RESTORE, M2, OFFSH, SH, LO, HI, STORE)                                            \
+    "95:\n"                                                                                                             \
+    "97:\n\t" XCV_RQ_EXACT(V, A, B, M2, OFFSH, SH) "lw " #A ", " LO "\n\t" XCV_MAX(V, V, A) XCV_MIN(V, V, HI)             \
+        STORE(V) RESTORE "jr t0\n"
 /* The shared code (once per function, labels 95 to 97), the sum in V, A and B borrowed
    and loaded again from where the kernel keeps their values (RESTORE: no saves), the
    result stored (STORE) before returning to t0.
@@ -350,9 +356,7 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
    that take it pay a few cycles for the call (ResNet-8 took 45 K cycles more when A and
    B were saved and restored and 96 jumped to 95's store). */
 #define XCV_RQ_SHARED(V, MH, A, B, RESTORE, FNEG, XNEG, M2, OFFSH, SH, LO, HI, STORE)                                   \
-    "95:\n"                                                                                                             \
-    "97:\n\t" XCV_RQ_EXACT(V, A, B, M2, OFFSH, SH) "lw " #A ", " LO "\n\t" XCV_MAX(V, V, A) XCV_MIN(V, V, HI)             \
-        STORE(V) RESTORE "jr t0\n"                                                                                     \
+    XCV_RQ_SHARED_EXACT(V, A, B, RESTORE, M2, OFFSH, SH, LO, HI, STORE)                                                \
     "96:\n\tlw " #A ", " XNEG "\n\tblt " #V ", " #A ", 97b\n\t"                                                           \
     "lw " #A ", " FNEG "\n\tmul " #B ", " #V ", " #MH "\n\tadd " #B ", " #B ", " #A "\n\tadd " #A ", " #B ", " #V "\n\t"     \
     "srai " #B ", " #B ", " XCV_RQ_Y_SHIFT "\n\tsrai " #A ", " #A ", " XCV_RQ_Y_SHIFT "\n\tbne " #B ", " #A ", 97b\n\t"    \
@@ -471,7 +475,19 @@ typedef struct
    a6 = zero, a7 = act_max, t1 = output pointer, t2 = row step. */
 #define XCV_G4_STORE(R) XCV_SB_PR(R, t1, t2)
 #define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a5, a7, XCV_G4_STORE, L)
-#define XCV_RQ_FIX(X, L) XCV_RQ_SPLIT_FIX(X, a6, a5, XCV_G4_STORE, L)
+/* The out-of-line part of one register (XCV_RQ_SPLIT_FIX's, with a sum <= 0 without a
+   ReLU handled here: cv_rq_fast_neg's path, as the shared code's label 96, then cv.max
+   with act_min). Inline, it saves the two jumps to and from the shared code and the
+   registers' restore, about 9 cycles for each such sum (ResNet's layers before an
+   addition and its 1x1 shortcuts, where most sums are negative), for 40 bytes of text
+   a register. It borrows a4 (xlim) and loads it again; the exact stage (label 95)
+   restores a4 itself. */
+#define XCV_RQ_FIX(X, L)                                                                                               \
+    #L "0:\n\tbltz a6, " #L "5f\n\t" XCV_G4_STORE(a6) "j " #L "4b\n"                                                   \
+    #L "5:\n\tlw a5, -16(ra)\n\tblt " #X ", a5, " #L "3f\n\t"                                                          \
+    "lw a5, -20(ra)\n\tmul t0, " #X ", a2\n\tadd a4, t0, " #X "\n\t" XCV_ADDN22(t0, t0, a5) XCV_ADDN22(a4, a4, a5)      \
+    "lw a5, 44(a1)\n\tbne t0, a4, " #L "3f\n\t" XCV_MAX(t0, t0, a5) XCV_G4_STORE(t0) "lw a4, -24(ra)\n\tj " #L "4b\n"   \
+    #L "3:\n\tmv a5, " #X "\n\tjal t0, 95f\n\tj " #L "4b\n"
 /* A channel's 4 rows, then back to row 0 of the next channel (a0 = 4 * row step - 1). */
 #define XCV_RQ_CHANNEL(A, B, C, D, L)                                                                                  \
     XCV_LW_PI(a2, ra, 4) XCV_LW_PI(a3, ra, 4) XCV_LW_PI(a4, ra, 24) XCV_RQ_REG(A, L##0) XCV_RQ_REG(B, L##1)           \
@@ -526,9 +542,8 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
                      "sw t0, 24(a1)\n\t"
                      "bnez t0, 1b\n\t" XCV_EPILOGUE XCV_RQ_CHANNEL_FIX(s0, s1, s2, s3, 10)
                          XCV_RQ_CHANNEL_FIX(s4, s5, s6, s7, 11) XCV_RQ_CHANNEL_FIX(s8, s9, s10, s11, 12)
-                             XCV_RQ_CHANNEL_FIX(t3, t4, t5, t6, 13) XCV_RQ_SHARED(a5, a2, a4, a6, "lw a4, -24(ra)\n\tlw a6, 40(a1)\n\t", "-20(ra)", "-16(ra)",
-                                                                   "-12(ra)", "-8(ra)", "-4(ra)", "44(a1)", a7,
-                                                                   XCV_G4_STORE) ".option pop\n\t");
+                             XCV_RQ_CHANNEL_FIX(t3, t4, t5, t6, 13) XCV_RQ_SHARED_EXACT(a5, a4, a6, "lw a4, -24(ra)\n\tlw a6, 40(a1)\n\t", "-12(ra)", "-8(ra)",
+                                                                         "-4(ra)", "44(a1)", a7, XCV_G4_STORE) ".option pop\n\t");
 }
 #undef XCV_RQ_REG
 #undef XCV_RQ_FIX
