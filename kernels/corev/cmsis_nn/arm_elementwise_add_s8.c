@@ -14,7 +14,7 @@
  * (cv_xadd_near: about 17 cycles where the exact output stage took 24).
  *
  * Bit-exact with the C path: the same integer steps, arm_nn_requantize's rounding (and
- * arm_nn_requantize itself for a negative multiplier); cv_xadd_near_tables says why
+ * arm_nn_requantize itself for a negative multiplier); cv_xadd_near_make says why
  * cv_xadd_near gives the same bytes.
  */
 #include "corev_nn.h"
@@ -50,21 +50,58 @@ CV_INLINE int32_t cv_xadd_scale(int32_t t, int32_t A, int32_t B, int32_t out_mul
     return (int32_t)(((int64_t)(int32_t)((uint32_t)t << A) * out_mult) >> 32) >> B;
 }
 
+/* max(|a|, |b|) as unsigned */
+CV_INLINE uint32_t cv_abs_max(int32_t a, int32_t b)
+{
+    const uint32_t ua = a < 0 ? 0u - (uint32_t)a : (uint32_t)a, ub = b < 0 ? 0u - (uint32_t)b : (uint32_t)b;
+    return ua > ub ? ua : ub;
+}
+
+/* 1 where an input's table, t(x) = cv_rq_apply((x + off) << left_shift, q) for x from
+   -128 to 127, is non-decreasing: no shifted value wraps (|x + off| <= 128 + |off| <
+   2^(31 - left_shift - q.ls)), and the requantization of a multiplier >= 0 is monotone
+   (a rounded product, then a rounded shift). Then max |t| is at an end of the table. */
+CV_INLINE int32_t cv_add_table_monotone(int32_t off, int32_t left_shift, const cv_rq q)
+{
+    const uint32_t span = 128u + (off < 0 ? 0u - (uint32_t)off : (uint32_t)off);
+    const int32_t total = left_shift + q.ls;
+    return left_shift >= 0 && total <= 23 && span < (1u << (31 - total));
+}
+
+/* An input's requantized value t(x) (cv_add_one's) */
+CV_INLINE int32_t cv_add_t(int32_t x, int32_t off, int32_t left_shift, const cv_rq q)
+{
+    return cv_rq_apply((int32_t)((uint32_t)(x + off) << left_shift), q);
+}
+
+/* How the tables' t become cv_xadd_near's T (cv_xadd_near_make) */
+typedef struct
+{
+    int32_t A, B, out_mult;
+    uint32_t bias; /* T1's */
+} cv_xadd_near_plan;
+
 /*
  * cv_xadd_near's tables: T[x] = floor(t(x) M 2^16) for the 256 int8 x, t(x) the input's
- * requantized value (cv_add_one's), M = out_mult 2^(out_shift - 31), so that
+ * requantized value (cv_add_t), M = out_mult 2^(out_shift - 31), so that
  * T1[a] + T2[b] + 1 is within 1 of (t1(a) + t2(b)) M 2^16. The exact output stage
  * (rounding doubling high multiply, then a rounding shift by S = -out_shift) rounds
  * (t1 + t2) M to the nearest integer with an error of at most 1.5 2^-S before the last
  * rounding: for S >= 14 at most 6 units of 2^-16. So where no half-integer lies within
  * 7 units of T1[a] + T2[b] + 1 (cv_xadd_near's test keeps 8) both give the same integer.
  * T is one mulh: floor(floor(t 2^A out_mult / 2^32) / 2^B) = floor(t out_mult /
- * 2^(15 + S)) with A = 17 - S or B = S - 17. In place: t1, t2 hold t on entry (the
- * tables cv_xadd_lut takes), T on return 1. Returns 0 and leaves them as they were where
- * that does not hold: S < 14, |t1| + |t2| reaching 2^31 (the exact stage's sum wraps),
+ * 2^(15 + S)) with A = 17 - S or B = S - 17 (cv_xadd_scale); T1 also holds
+ * cv_xadd_near's bias (out_offset in it). Fills p and returns 1 where that holds, from
+ * the largest |t| of each input (max1, max2: the tables are monotone, so at their ends),
+ * else returns 0: S < 14, |t1| + |t2| reaching 2^31 (the exact stage's sum wraps),
  * t 2^A not an int32, or |T| above 2^29 (the sum with the bias would wrap).
  */
-static int32_t cv_xadd_near_tables(int32_t *t1, int32_t *t2, int32_t out_mult, int32_t out_shift)
+static int32_t cv_xadd_near_make(uint32_t max1,
+                                 uint32_t max2,
+                                 int32_t out_mult,
+                                 int32_t out_shift,
+                                 int32_t out_offset,
+                                 cv_xadd_near_plan *p)
 {
     const int32_t S = -out_shift;
     if (S < 14 || S > 31 || out_mult < 0)
@@ -72,25 +109,18 @@ static int32_t cv_xadd_near_tables(int32_t *t1, int32_t *t2, int32_t out_mult, i
         return 0;
     }
     const int32_t A = S < 17 ? 17 - S : 0, B = S > 17 ? S - 17 : 0;
-    uint32_t max1 = 0, max2 = 0;
-    for (int32_t i = 0; i < 256; i++)
-    {
-        const uint32_t u1 = t1[i] < 0 ? 0u - (uint32_t)t1[i] : (uint32_t)t1[i];
-        const uint32_t u2 = t2[i] < 0 ? 0u - (uint32_t)t2[i] : (uint32_t)t2[i];
-        max1 = u1 > max1 ? u1 : max1;
-        max2 = u2 > max2 ? u2 : max2;
-    }
     /* max |T| the same way (m << A checked first) */
     const uint32_t m = max1 > max2 ? max1 : max2;
     if (max1 >= (1u << 31) - max2 || m >= (1u << (31 - A)) || cv_xadd_scale((int32_t)m, A, B, out_mult) >= (1 << 29) - 1)
     {
         return 0;
     }
-    for (int32_t i = 0; i < 256; i++)
-    {
-        t1[i] = cv_xadd_scale(t1[i], A, B, out_mult);
-        t2[i] = cv_xadd_scale(t2[i], A, B, out_mult);
-    }
+    p->A = A;
+    p->B = B;
+    p->out_mult = out_mult;
+    /* 2^15 (a half), 8 (the test's margin), 1 (the floors) and the output offset; T1 + T2
+       does not wrap (|T| < 2^29, |bias| < 2^24) */
+    p->bias = 0x8009u + ((uint32_t)out_offset << 16);
     return 1;
 }
 #else
@@ -149,19 +179,35 @@ static __attribute__((noinline)) int32_t cv_xadd_tables(const int8_t *input_1_ve
     int32_t t1[256], t2[256];
     const cv_rq q1 = cv_rq_make(input_1_mult, input_1_shift);
     const cv_rq q2 = cv_rq_make(input_2_mult, input_2_shift);
+    /* the output-scale tables where they are exact, else the inputs' (cv_xadd_lut's),
+       built in one pass */
+    cv_xadd_near_plan plan;
+    const int32_t near = cv_add_table_monotone(input_1_offset, left_shift, q1) &&
+        cv_add_table_monotone(input_2_offset, left_shift, q2) &&
+        cv_xadd_near_make(cv_abs_max(cv_add_t(-128, input_1_offset, left_shift, q1),
+                                     cv_add_t(127, input_1_offset, left_shift, q1)),
+                          cv_abs_max(cv_add_t(-128, input_2_offset, left_shift, q2),
+                                     cv_add_t(127, input_2_offset, left_shift, q2)),
+                          out_mult, out_shift, out_offset, &plan);
     for (int32_t x = -128; x < 128; x++)
     {
-        t1[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_1_offset) << left_shift), q1);
-        t2[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_2_offset) << left_shift), q2);
+        int32_t a = cv_add_t(x, input_1_offset, left_shift, q1);
+        int32_t b = cv_add_t(x, input_2_offset, left_shift, q2);
+        if (near)
+        {
+            a = (int32_t)((uint32_t)cv_xadd_scale(a, plan.A, plan.B, plan.out_mult) + plan.bias);
+            b = cv_xadd_scale(b, plan.A, plan.B, plan.out_mult);
+        }
+        t1[x + 128] = a;
+        t2[x + 128] = b;
     }
-    if (cv_xadd_near_tables(t1, t2, out_mult, out_shift))
+    if (near)
     {
         /* the output-scale tables: through cv_xadd_near, and the elements it stops at
            (16 sums in 65,536 at most) exactly */
         cv_xadd_near_args c;
         c.T1 = t1 + 128;
         c.T2 = t2 + 128;
-        c.bias = 0x8009u + ((uint32_t)out_offset << 16); /* the floors' + 1 too */
         c.act_min = out_activation_min;
         c.act_max = out_activation_max;
         for (int32_t i = 0; i < n; i++)
