@@ -114,14 +114,32 @@ CV_INLINE int32_t cv_dw_pad_single(const cv_dw_geom *g, const int8_t *input, int
     {
         return 0;
     }
+    /* per row: the padding left of the input, its bytes, the padding right of it (a test
+       per byte took DS-CNN's first layer 14 K cycles for its 741 bytes) */
+    const int32_t left = g->px < PW ? g->px : PW;
+    const int32_t inside = g->W < PW - left ? g->W : PW - left;
+    int8_t *d = padded;
     for (int32_t y = 0; y < PH; y++)
     {
         const int32_t iy = y - g->py;
-        for (int32_t x = 0; x < PW; x++)
+        int32_t x = 0;
+        if (iy >= 0 && iy < g->H)
         {
-            const int32_t ix = x - g->px;
-            padded[y * PW + x] = iy >= 0 && iy < g->H && ix >= 0 && ix < g->W ? input[iy * g->W + ix] : pad_value;
+            for (; x < left; x++)
+            {
+                d[x] = pad_value;
+            }
+            const int8_t *src = input + iy * g->W;
+            for (int32_t k = 0; k < inside; k++, x++)
+            {
+                d[x] = src[k];
+            }
         }
+        for (; x < PW; x++)
+        {
+            d[x] = pad_value;
+        }
+        d += PW;
     }
     return PW;
 }
@@ -245,6 +263,7 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
     int8_t padded[CV_DW_PAD] __attribute__((aligned(4)));
     const int32_t PW = cv_dw_pad_single(g, input, padded); /* 0: not copied */
     const int32_t use_pad = PW != 0;
+    const int32_t row_step = g->dy * PW;
 
     for (int32_t i = 0; i < g->C; i++)
     {
@@ -282,11 +301,12 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
                     }
                     else if ((g->KW & 3) == 0)
                     {
-                        /* kernel rows of whole groups: words */
+                        /* kernel rows of whole groups: words, the window's rows row_step
+                           apart (its address per row took 200 cycles a pixel) */
                         cv_word *d = (cv_word *)(void *)(panel + 4 * r);
-                        for (int32_t ky = 0; ky < g->KH; ky++)
+                        const int8_t *src = padded + oy * g->sy * PW + ox * g->sx;
+                        for (int32_t ky = 0; ky < g->KH; ky++, src += row_step)
                         {
-                            const int8_t *src = padded + (oy * g->sy + ky * g->dy) * PW + ox * g->sx;
                             for (int32_t kx = 0; kx < g->KW; kx += 4, d += 4)
                             {
                                 *d = cv_lw_any(src + kx);
