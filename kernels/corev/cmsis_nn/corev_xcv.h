@@ -352,7 +352,7 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
    leave: t = (x m + 2^30) >> 31 (mul, mulhsu, the low word's bit 31), (t - (t < 0)) >> 1,
    cv.addRNr with out_off << sh and sh = e - 1, both clamps. M2, OFFSH, SH, LO: the
    memory operands of 2 m, out_off << sh minus 2^(sh - 1), sh and act_min. One copy
-   instead of one per register (16 in cv_xgemm_4x4q) keeps the text small; the sums
+   instead of one per register (5 in cv_xrq_lines) keeps the text small; the sums
    that take it pay a few cycles for the call (ResNet-8 took 45 K cycles more when A and
    B were saved and restored and 96 jumped to 95's store). */
 #define XCV_RQ_SHARED(V, MH, A, B, RESTORE, FNEG, XNEG, M2, OFFSH, SH, LO, HI, STORE)                                   \
@@ -454,8 +454,9 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4(cv_xgemm_args *args)
  * tile's K loop the 16 accumulators are requantized in registers by XCV_RQ_SPLIT (a
  * sum >= 1: one mul, the upper clamp, the store with the row step as post-increment;
  * the result is >= out_off >= act_min). A sum <= 0 under a ReLU (act_min == out_off)
- * stores act_min; sums near a rounding tie, past xlim or <= 0 without a ReLU run the
- * exact stage out of line (XCV_RQ_SPLIT_FIX). The tiles run in a counted loop, not a
+ * stores act_min; a sum <= 0 without a ReLU takes cv_rq_fast_neg's path in its
+ * register's out-of-line part (XCV_RQ_FIX); sums near a rounding tie or past xlim (or
+ * xneg) run the shared exact stage. The tiles run in a counted loop, not a
  * hardware loop: the output stage branches. rq holds CV_XRQ_WORDS words per channel
  * (cv_xrq_prep).
  */
@@ -1199,8 +1200,8 @@ CV_XCV_NAKED void cv_xadd_lut(const int8_t *a, const int8_t *b, int8_t *out, int
  * 13 instructions, where cv_xadd_lut's exact output stage took 22 cycles an element.
  * Four elements an iteration of a counted loop (the test branches, so no hardware loop),
  * their loads first: the later ones' hide the earlier ones' load-use stalls, and the
- * loop's branch is paid once for four (ResNet-8's additions 2 to 3 cycles an element less
- * than one at a time). The last 1 to 3 elements one at a time.
+ * loop's branch is paid once for four (with the bias in T1, the small residual net's
+ * additions 2.7 cycles an element less than one at a time). The last 1 to 3 elements one at a time.
  * Elements 0 .. m - 1, m >= 1. Saves s0 to s3 on the stack.
  */
 typedef struct
