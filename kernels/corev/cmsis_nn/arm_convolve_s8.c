@@ -41,6 +41,10 @@
  * most) gives a straight loop instead: cv_panel_gather.
  */
 #define CV_CONV_TAPS_MAX 256
+/* Output channels per block of RGB 3x3 layers with the extensions: their weight rows, 28
+   bytes each, fit in the tap table's bytes. */
+#define CV_CONV_RGB_NBLK 16
+_Static_assert(CV_CONV_RGB_NBLK * 28 <= CV_CONV_TAPS_MAX * 2, "RGB weight rows in the tap table's bytes");
 
 /* The geometry of one call, for cv_conv_panel. */
 typedef struct
@@ -483,7 +487,14 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
     {
         t.row_words = row_len >> 2;
     }
-    int16_t tap_table[CV_CONV_TAPS_MAX];
+    /* the taps' offsets (cv_conv_panel), or with the extensions the weight rows of an
+       RGB 3x3 layer 28 bytes apart (that path reads no tap table) */
+    union
+    {
+        int16_t taps[CV_CONV_TAPS_MAX];
+        uint32_t rgb_w[CV_CONV_TAPS_MAX / 2];
+    } tap_mem;
+    int16_t *tap_table = tap_mem.taps;
     const int16_t *tap_off = NULL;
     /* 3x3 kernels over RGB pixels, undilated, on inputs of 3 x 3 pixels or more (its
        window test takes input_x - 2 as unsigned), into an aligned panel (word stores):
@@ -508,17 +519,46 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
         tap_off = tap_table;
     }
 
+#if COREV_XCV
+    /* RGB 3x3 layers: weight rows of 27 bytes put 3 of 4 rows' word loads at misaligned
+       addresses, which the CV32E40P splits in two bus transfers (about 21 cycles a tile
+       of 16 outputs); each block of CV_CONV_RGB_NBLK channels is copied 28 bytes a row
+       (the 28th byte zero, as the panel's) into tap_mem and multiplied as K = 28. */
+    const int32_t rgb_rows = rgb3x3;
+    const int32_t nblk = rgb_rows ? CV_CONV_RGB_NBLK : CV_CONV_NBLK;
+#else
+    const int32_t nblk = CV_CONV_NBLK;
+#endif
     for (int32_t b = 0; b < batches; b++)
     {
         for (int32_t g = 0; g < groups; g++)
         {
             const int8_t *in_g = input_data + (upscaling ? 0 : g * kernel_ch);
             const int32_t n0 = g * ch_per_group;
-            for (int32_t nb = 0; nb < ch_per_group; nb += CV_CONV_NBLK)
+            for (int32_t nb = 0; nb < ch_per_group; nb += nblk)
             {
-                const int32_t count = ch_per_group - nb < CV_CONV_NBLK ? ch_per_group - nb : CV_CONV_NBLK;
+                const int32_t count = ch_per_group - nb < nblk ? ch_per_group - nb : nblk;
                 const int8_t *w = filter_data + (n0 + nb) * K;
                 CV_CONV_FILTER_INIT(init, w, count, K, bias_data ? bias_data + n0 + nb : NULL, input_offset);
+#if COREV_XCV
+                int32_t Kw = K;
+                if (rgb_rows)
+                {
+                    for (int32_t n = 0; n < count; n++)
+                    {
+                        uint32_t *d = tap_mem.rgb_w + 7 * n;
+                        const int8_t *src = w + 27 * n;
+                        for (int32_t j = 0; j < 6; j++)
+                        {
+                            d[j] = cv_lw_any(src + 4 * j);
+                        }
+                        d[6] = (uint32_t)(uint8_t)src[24] | (uint32_t)(uint8_t)src[25] << 8 |
+                            (uint32_t)(uint8_t)src[26] << 16;
+                    }
+                    w = (const int8_t *)tap_mem.rgb_w;
+                    Kw = 28;
+                }
+#endif
 #if COREV_XCV
                 const uint32_t *rq =
                     cv_xrq_prep(rq_words, quant_params->multiplier + n0 + nb, quant_params->shift + n0 + nb, count,
@@ -552,7 +592,7 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
 #if COREV_XCV
                     cv_xpanel_gemm(panel,
                                   rows,
-                                  K,
+                                  Kw,
                                   w,
                                   count,
                                   init,
