@@ -543,8 +543,7 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
        addresses, which the CV32E40P splits in two bus transfers (about 21 cycles a tile
        of 16 outputs); each block of CV_CONV_RGB_NBLK channels is copied 28 bytes a row
        (the 28th byte zero, as the panel's) into tap_mem and multiplied as K = 28. */
-    const int32_t rgb_rows = rgb3x3;
-    const int32_t nblk = rgb_rows ? CV_CONV_RGB_NBLK : CV_CONV_NBLK;
+    const int32_t nblk = rgb3x3 ? CV_CONV_RGB_NBLK : CV_CONV_NBLK;
 #else
     const int32_t nblk = CV_CONV_NBLK;
 #endif
@@ -561,7 +560,7 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                 CV_CONV_FILTER_INIT(init, w, count, K, bias_data ? bias_data + n0 + nb : NULL, input_offset);
 #if COREV_XCV
                 int32_t Kw = K;
-                if (rgb_rows)
+                if (rgb3x3)
                 {
                     for (int32_t n = 0; n < count; n++)
                     {

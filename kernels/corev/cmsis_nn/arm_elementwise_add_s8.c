@@ -25,6 +25,12 @@
    to 40 where the three requantizations took 65; measured even at about 400). */
 #define CV_ADD_LUT_MIN 512
 
+/* An input's requantized value t(x): the C path's first steps, for one input */
+CV_INLINE int32_t cv_add_t(int32_t x, int32_t off, int32_t left_shift, const cv_rq q)
+{
+    return cv_rq_apply((int32_t)((uint32_t)(x + off) << left_shift), q);
+}
+
 /* One element: the C path's steps. */
 CV_INLINE int8_t cv_add_one(int32_t x1,
                             int32_t x2,
@@ -38,8 +44,8 @@ CV_INLINE int8_t cv_add_one(int32_t x1,
                             int32_t act_min,
                             int32_t act_max)
 {
-    const int32_t a = cv_rq_apply((int32_t)((uint32_t)(x1 + off1) << left_shift), q1);
-    const int32_t b = cv_rq_apply((int32_t)((uint32_t)(x2 + off2) << left_shift), q2);
+    const int32_t a = cv_add_t(x1, off1, left_shift, q1);
+    const int32_t b = cv_add_t(x2, off2, left_shift, q2);
     return cv_rq_out((int32_t)((uint32_t)a + (uint32_t)b), qo, out_off, act_min, act_max);
 }
 
@@ -66,12 +72,6 @@ CV_INLINE int32_t cv_add_table_monotone(int32_t off, int32_t left_shift, const c
     const uint32_t span = 128u + (off < 0 ? 0u - (uint32_t)off : (uint32_t)off);
     const int32_t total = left_shift + q.ls;
     return left_shift >= 0 && total <= 23 && span < (1u << (31 - total));
-}
-
-/* An input's requantized value t(x) (cv_add_one's) */
-CV_INLINE int32_t cv_add_t(int32_t x, int32_t off, int32_t left_shift, const cv_rq q)
-{
-    return cv_rq_apply((int32_t)((uint32_t)(x + off) << left_shift), q);
 }
 
 /* How the tables' t become cv_xadd_near's T (cv_xadd_near_make) */
@@ -279,8 +279,8 @@ arm_cmsis_nn_status arm_elementwise_add_s8(const int8_t *input_1_vect,
             int32_t t1[256], t2[256];
             for (int32_t x = -128; x < 128; x++)
             {
-                t1[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_1_offset) << left_shift), q1);
-                t2[x + 128] = cv_rq_apply((int32_t)((uint32_t)(x + input_2_offset) << left_shift), q2);
+                t1[x + 128] = cv_add_t(x, input_1_offset, left_shift, q1);
+                t2[x + 128] = cv_add_t(x, input_2_offset, left_shift, q2);
             }
             cv_add_lut(input_1_vect, input_2_vect, output, n, t1 + 128, t2 + 128, qo, out_offset, out_activation_min,
                        out_activation_max);
