@@ -344,23 +344,29 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
     "95:\n"                                                                                                             \
     "97:\n\t" XCV_RQ_EXACT(V, A, B, M2, OFFSH, SH) "lw " #A ", " LO "\n\t" XCV_MAX(V, V, A) XCV_MIN(V, V, HI)             \
         STORE(V) RESTORE "jr t0\n"
-/* The shared code (once per function, labels 95 to 97), the sum in V, A and B borrowed
+/* A sum <= 0 without a ReLU, in V: cv_rq_fast_neg's path (memory operands XNEG, FNEG, LO:
+   xneg, fneg, act_min; register MH), then cv.max with act_min and the store (STORE), then
+   DONE; sums it cannot say go to EXACT with V unchanged. T1, T2, T3: temporaries (the
+   result in T2). cv_xgemm_4x4q's registers' out-of-line parts and the shared code's
+   label 96. */
+#define XCV_RQ_NEG(V, MH, T1, T2, T3, XNEG, FNEG, LO, EXACT, STORE, DONE)                                               \
+    "lw " #T1 ", " XNEG "\n\tblt " #V ", " #T1 ", " EXACT "\n\tlw " #T1 ", " FNEG "\n\tmul " #T2 ", " #V ", " #MH      \
+    "\n\tadd " #T3 ", " #T2 ", " #V "\n\t" XCV_ADDN22(T2, T2, T1) XCV_ADDN22(T3, T3, T1) "lw " #T1 ", " LO "\n\tbne " #T2 \
+    ", " #T3 ", " EXACT "\n\t" XCV_MAX(T2, T2, T1) STORE(T2) DONE
+/* The shared code (once per function, labels 95 to 97), the sum in V, A, B and C borrowed
    and loaded again from where the kernel keeps their values (RESTORE: no saves), the
    result stored (STORE) before returning to t0.
-   96: a sum <= 0 without a ReLU: cv_rq_fast_neg's path (memory operands FNEG, XNEG;
-   register MH), then cv.max with act_min; 95 (97): the exact stage for what the paths
-   leave: t = (x m + 2^30) >> 31 (mul, mulhsu, the low word's bit 31), (t - (t < 0)) >> 1,
-   cv.addRNr with out_off << sh and sh = e - 1, both clamps. M2, OFFSH, SH, LO: the
-   memory operands of 2 m, out_off << sh minus 2^(sh - 1), sh and act_min. One copy
-   instead of one per register (5 in cv_xrq_lines) keeps the text small; the sums
-   that take it pay a few cycles for the call (ResNet-8 took 45 K cycles more when A and
-   B were saved and restored and 96 jumped to 95's store). */
-#define XCV_RQ_SHARED(V, MH, A, B, RESTORE, FNEG, XNEG, M2, OFFSH, SH, LO, HI, STORE)                                   \
+   96: a sum <= 0 without a ReLU (XCV_RQ_NEG, memory operands FNEG, XNEG, LO; register
+   MH); 95 (97): the exact stage for what the paths leave: t = (x m + 2^30) >> 31 (mul,
+   mulhsu, the low word's bit 31), (t - (t < 0)) >> 1, cv.addRNr with out_off << sh and
+   sh = e - 1, both clamps. M2, OFFSH, SH, LO: the memory operands of 2 m, out_off << sh
+   minus 2^(sh - 1), sh and act_min. One copy instead of one per register (5 in
+   cv_xrq_lines) keeps the text small; the sums that take it pay a few cycles for the
+   call (ResNet-8 took 45 K cycles more when A and B were saved and restored and 96
+   jumped to 95's store). */
+#define XCV_RQ_SHARED(V, MH, A, B, C, RESTORE, FNEG, XNEG, M2, OFFSH, SH, LO, HI, STORE)                                \
     XCV_RQ_SHARED_EXACT(V, A, B, RESTORE, M2, OFFSH, SH, LO, HI, STORE)                                                \
-    "96:\n\tlw " #A ", " XNEG "\n\tblt " #V ", " #A ", 97b\n\t"                                                           \
-    "lw " #A ", " FNEG "\n\tmul " #B ", " #V ", " #MH "\n\tadd " #B ", " #B ", " #A "\n\tadd " #A ", " #B ", " #V "\n\t"     \
-    "srai " #B ", " #B ", " XCV_RQ_Y_SHIFT "\n\tsrai " #A ", " #A ", " XCV_RQ_Y_SHIFT "\n\tbne " #B ", " #A ", 97b\n\t"    \
-    "lw " #A ", " LO "\n\t" XCV_MAX(V, B, A) STORE(V) RESTORE "jr t0\n"
+    "96:\n\t" XCV_RQ_NEG(V, MH, A, B, C, XNEG, FNEG, LO, "97b", STORE, RESTORE "jr t0\n")
 
 /* Words per channel of cv_xrq_prep (the callers' buffers). */
 #define CV_XRQ_WORDS 8
@@ -485,9 +491,8 @@ typedef struct
    restores a4 itself. */
 #define XCV_RQ_FIX(X, L)                                                                                               \
     #L "0:\n\tbltz a6, " #L "5f\n\t" XCV_G4_STORE(a6) "j " #L "4b\n"                                                   \
-    #L "5:\n\tlw a5, -16(ra)\n\tblt " #X ", a5, " #L "3f\n\t"                                                          \
-    "lw a5, -20(ra)\n\tmul t0, " #X ", a2\n\tadd a4, t0, " #X "\n\t" XCV_ADDN22(t0, t0, a5) XCV_ADDN22(a4, a4, a5)      \
-    "lw a5, 44(a1)\n\tbne t0, a4, " #L "3f\n\t" XCV_MAX(t0, t0, a5) XCV_G4_STORE(t0) "lw a4, -24(ra)\n\tj " #L "4b\n"   \
+    #L "5:\n\t" XCV_RQ_NEG(X, a2, a5, t0, a4, "-16(ra)", "-20(ra)", "44(a1)", #L "3f", XCV_G4_STORE,                  \
+                           "lw a4, -24(ra)\n\tj " #L "4b\n")                                                          \
     #L "3:\n\tmv a5, " #X "\n\tjal t0, 95f\n\tj " #L "4b\n"
 /* A channel's 4 rows, then back to row 0 of the next channel (a0 = 4 * row step - 1). */
 #define XCV_RQ_CHANNEL(A, B, C, D, L)                                                                                  \
@@ -1127,7 +1132,7 @@ CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst
                      "lw s0, 0(sp)\n\t"
                      "addi sp, sp, 16\n\t"
                      "ret\n" XCV_RQ1_FIX(t1, 60) XCV_RQ1_FIX(t2, 61) XCV_RQ1_FIX(t1, 62) XCV_RQ1_FIX(t2, 63)
-                         XCV_RQ1_FIX(t1, 64) XCV_RQ_SHARED(t4, a5, a6, a7, "lw a6, 12(a4)\n\tlw a7, 8(a4)\n\t", "16(a4)", "20(a4)", "36(a4)", "40(a4)",
+                         XCV_RQ1_FIX(t1, 64) XCV_RQ_SHARED(t4, a5, a6, a7, t3, "lw a6, 12(a4)\n\tlw a7, 8(a4)\n\tlw t3, 0(a4)\n\t", "16(a4)", "20(a4)", "36(a4)", "40(a4)",
                                                            "44(a4)", "28(a4)", t6, XCV_RQ1_STORE) ".option pop\n\t");
 }
 #undef XCV_RQ1
