@@ -543,8 +543,10 @@ cv_xdw3_fill(int8_t *line, int32_t Lb, const int8_t *src, int32_t in_f, int32_t 
  * cycles on the CV32E40P), gives both outputs: X.(w0 w1 w2 0) and X.(0 w0 w1 w2).
  * Stride 2: a word per output and kernel line, 2 bytes apart. Then cv_xrq_lines' output
  * stage (XCV_RQ_SPLIT, with I folded in as below) for each output and the store: 29
- * instructions a pair with stride 1, 32 with stride 2. An odd last output takes one more
- * window. The reads reach one
+ * instructions a pair with stride 1, 32 with stride 2. The loops end on the line
+ * pointer (no count to step), and stride 1 runs two pairs an iteration: one taken
+ * branch for 4 outputs where there were two and two counter steps. An odd last output
+ * takes one more window. The reads reach one
  * byte past the last window (cv_xdw3x3's lines are 4 bytes longer than its outputs
  * need). The channel's words come from cv_xrq_make, per call: writing them out once a
  * group of channels (as cv_xdw3_cols does) was faster on the kernel fixture but slower
@@ -593,6 +595,12 @@ _Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, ni) ==
     #L "3:\n\tsub " #X ", " #X ", a6\n\t" XCV_RQ_EXACT(X, t5, t6, "36(a0)", "40(a0)", "44(a0)") XCV_MAX(X, X, s11) \
         XCV_MIN(X, X, s10) "j " #L "2b\n"
 
+/* Stride 1: a pair of outputs (labels L1, L2 of their output stages) */
+#define XCV_DWP_PAIR_S1(L1, L2)                                                                                 \
+    XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_DOTSP(t3, t0, s0) XCV_DOTSP(t4, t0, s3)   \
+        XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t4, t1, s4) XCV_SDOTSP(t3, t2, s2) XCV_SDOTSP(t4, t2, s5)              \
+            XCV_DWP_OUTPUT(t3, L1) XCV_DWP_OUTPUT(t4, L2)
+
 CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
 {
     (void)args;
@@ -606,19 +614,23 @@ CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
                      "lw ra, 56(a0)\n\t"
                      "beqz ra, 3f\n\t"
                      "lw t0, 108(a0)\n\t"
-                     "bnez t0, 6f\n"
-                     "2:\n\t" XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_DOTSP(t3, t0, s0)
-                         XCV_DOTSP(t4, t0, s3) XCV_SDOTSP(t3, t1, s1)
-                         XCV_SDOTSP(t4, t1, s4) XCV_SDOTSP(t3, t2, s2) XCV_SDOTSP(t4, t2, s5)
-                             XCV_DWP_OUTPUT(t3, 10) XCV_DWP_OUTPUT(t4, 11) "addi ra, ra, -1\n\t"
-                     "bnez ra, 2b\n\t"
+                     "bnez t0, 6f\n\t"
+                     /* stride 1: ra = where line 0's pointer ends (2 bytes a pair), two pairs
+                        an iteration, an odd count entering at the second */
+                     "andi t0, ra, 1\n\t"
+                     "slli ra, ra, 1\n\t"
+                     "add ra, ra, a1\n\t"
+                     "bnez t0, 7f\n"
+                     "2:\n\t" XCV_DWP_PAIR_S1(10, 11) "7:\n\t" XCV_DWP_PAIR_S1(15, 16) "bne a1, ra, 2b\n\t"
                      "j 3f\n"
-                     /* stride 2: each output its own words (the second at 2 bytes on) */
-                     "6:\n\t" XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_DOTSP(t3, t0, s0) XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t3, t2, s2) XCV_LW_PI(t0, a1, 2)
+                     /* stride 2: each output its own words (the second at 2 bytes on); 4 bytes a pair */
+                     "6:\n\t"
+                     "slli ra, ra, 2\n\t"
+                     "add ra, ra, a1\n"
+                     "8:\n\t" XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_DOTSP(t3, t0, s0) XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t3, t2, s2) XCV_LW_PI(t0, a1, 2)
                              XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_DOTSP(t4, t0, s0)
                                  XCV_SDOTSP(t4, t1, s1) XCV_SDOTSP(t4, t2, s2) XCV_DWP_OUTPUT(t3, 13)
-                                     XCV_DWP_OUTPUT(t4, 14) "addi ra, ra, -1\n\t"
-                     "bnez ra, 6b\n"
+                                     XCV_DWP_OUTPUT(t4, 14) "bne a1, ra, 8b\n"
                      "3:\n\t"
                      "lw t0, 60(a0)\n\t"
                      "beqz t0, 5f\n\t"
@@ -633,9 +645,11 @@ CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
                      "addi a7, a7, -1\n\t"
                      "bnez a7, 1b\n\t" XCV_EPILOGUE XCV_DWP_OUTPUT_FIX(t3, 10) XCV_DWP_OUTPUT_FIX(t4, 11)
                          XCV_DWP_OUTPUT_FIX(t3, 12) XCV_DWP_OUTPUT_FIX(t3, 13) XCV_DWP_OUTPUT_FIX(t4, 14)
+                             XCV_DWP_OUTPUT_FIX(t3, 15) XCV_DWP_OUTPUT_FIX(t4, 16)
                              ".option pop\n\t");
 }
 #undef XCV_DWP_STORE
+#undef XCV_DWP_PAIR_S1
 #undef XCV_DWP_OUTPUT
 #undef XCV_DWP_OUTPUT_FIX
 
