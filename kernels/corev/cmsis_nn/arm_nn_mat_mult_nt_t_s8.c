@@ -171,6 +171,25 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
                 break;
             }
 #if COREV_XCV
+            /* several full panels into the panel buffer, then one call of the fused kernel
+               for all of them (cv_xpanels_gemmq): where K is small, a panel's call cost
+               about as much as its tiles */
+            const int32_t batch = (CV_MM_KMAX / K < (lhs_rows - m) >> 2 ? CV_MM_KMAX / K : (lhs_rows - m) >> 2);
+            if (rq && (count & 3) == 0 && (K & 3) == 0 && batch >= 2)
+            {
+                for (int32_t i = 0; i < batch; i++)
+                {
+                    const int8_t *r0 = cv_rows_next(&rows_at);
+                    const int8_t *r1 = cv_rows_next(&rows_at);
+                    const int8_t *r2 = cv_rows_next(&rows_at);
+                    const int8_t *r3 = cv_rows_next(&rows_at);
+                    cv_xpanel_4rows(panel + i * 4 * K, r0, r1, r2, r3, K >> 2);
+                }
+                cv_xpanels_gemmq(panel, batch, 4 * K, K, w, count, init, rq, out, &o);
+                out += 4 * rhs_rows * batch;
+                m += 4 * (batch - 1);
+                continue;
+            }
             /* whole words: the 4 rows (rows < 4 took by_rows above) in one call
                (cv_xpanel_rows a row took MobileNet's 1x1 layers 148 K cycles more in all,
                DS-CNN's 17 K; cv_panel_put about 8 cycles a word); other K byte by byte below */
