@@ -44,6 +44,10 @@
 /* Output channels per block of RGB 3x3 layers with the extensions: their weight rows, 28
    bytes each, fit in the tap table's bytes. */
 #define CV_CONV_RGB_NBLK 16
+/* Full panels of such layers built and multiplied at a time (their 28-byte rows; the
+   call per panel, its arguments and the kernel's saves cost about as much as one of the
+   panel's tiles): in what the output stage words of the other 48 channels would take. */
+#define CV_CONV_RGB_BATCH 13
 _Static_assert(CV_CONV_RGB_NBLK * 28 <= CV_CONV_TAPS_MAX * 2, "RGB weight rows in the tap table's bytes");
 
 /* The geometry of one call, for cv_conv_panel. */
@@ -491,7 +495,18 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
                              conv_params->activation.max};
     int32_t init[CV_CONV_NBLK];
 #if COREV_XCV
-    uint32_t rq_words[CV_XRQ_WORDS * CV_CONV_NBLK];
+    /* the channels' output stage words; an RGB 3x3 layer's blocks of CV_CONV_RGB_NBLK
+       channels leave the rest for a batch of panels (cv_xpanels_gemmq) */
+    union
+    {
+        uint32_t words[CV_XRQ_WORDS * CV_CONV_NBLK];
+        struct
+        {
+            uint32_t words[CV_XRQ_WORDS * CV_CONV_RGB_NBLK];
+            int8_t panels[CV_CONV_RGB_BATCH * 4 * 28];
+        } rgb;
+    } rq_mem;
+    uint32_t *rq_words = rq_mem.words;
 #else
     int32_t rq_words[CV_RQ4_WORDS * CV_CONV_NBLK];
 #endif
@@ -592,7 +607,25 @@ arm_cmsis_nn_status arm_convolve_s8(const cmsis_nn_context *ctx,
 #endif
 
                 int32_t ox = 0, oy = 0;
-                for (int32_t p = 0; p < pixels; p += 4)
+                int32_t p0 = 0;
+#if COREV_XCV
+                if (rgb3x3 && rq && (count & 3) == 0)
+                {
+                    /* The weight rows' 28th byte is zero: the panels' need not be. */
+                    while (p0 + 4 <= pixels)
+                    {
+                        const int32_t np = (pixels - p0) >> 2 < CV_CONV_RGB_BATCH ? (pixels - p0) >> 2 : CV_CONV_RGB_BATCH;
+                        for (int32_t i = 0; i < np; i++)
+                        {
+                            cv_conv_panel_rgb3x3(rq_mem.rgb.panels + i * 4 * 28, 4, &t, in_g, &ox, &oy);
+                        }
+                        cv_xpanels_gemmq(rq_mem.rgb.panels, np, 4 * 28, 28, w, count, init, rq,
+                                         output_data + p0 * output_ch + n0 + nb, &o);
+                        p0 += 4 * np;
+                    }
+                }
+#endif
+                for (int32_t p = p0; p < pixels; p += 4)
                 {
                     const int32_t rows = pixels - p < 4 ? pixels - p : 4;
                     if (t.row_words)
