@@ -305,11 +305,20 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
                            apart (not an address computed per kernel row) */
                         cv_word *d = (cv_word *)(void *)(panel + 4 * r);
                         const int8_t *src = padded + oy * g->sy * PW + ox * g->sx;
-                        for (int32_t ky = 0; ky < g->KH; ky++, src += row_step)
+                        if (g->KW == 4)
                         {
-                            for (int32_t kx = 0; kx < g->KW; kx += 4, d += 4)
+                            /* a word a kernel row (DS-CNN's 10 x 4), in a hardware loop: the
+                               loops below took about 180 cycles a pixel there */
+                            cv_xgather_words(d, src, row_step, g->KH, 16);
+                        }
+                        else
+                        {
+                            for (int32_t ky = 0; ky < g->KH; ky++, src += row_step)
                             {
-                                *d = cv_lw_any(src + kx);
+                                for (int32_t kx = 0; kx < g->KW; kx += 4, d += 4)
+                                {
+                                    *d = cv_lw_any(src + kx);
+                                }
                             }
                         }
                     }
