@@ -767,12 +767,27 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                     {
                         continue;
                     }
+                    if (!outside && nc == 4 && hi > lo)
+                    {
+                        cv_xtranspose4(input + (sin0 + i) * in_s + (fin0 + lo) * in_f + c, in_f, buf + 4 * i * Lb, Lb,
+                                       lo, hi - lo);
+                        continue;
+                    }
                     cv_xdw3_fill(buf + 4 * i * Lb, Lb, outside ? NULL : input + (sin0 + i) * in_s + (fin0 + lo) * in_f + c,
                                  in_f, nc, lo, hi, pad);
                 }
+                /* the fused loop's arguments that are the same for every channel of the band */
+                cv_xdwp_args p;
+                p.pitch = pitch;
+                p.pairs = nf >> 1;
+                p.odd = nf & 1;
+                p.nlines = ob;
+                p.radv = sS * pitch - 2 * sF * p.pairs;
+                p.ostep = out_f;
+                p.oadv = out_s - nf * out_f;
+                p.stride2 = sF != 1;
                 for (int32_t j = 0; j < nc; j++)
                 {
-                    cv_xdwp_args p;
                     if (fused && (uint32_t)init[j] + (1u << 30) <= (1u << 31) &&
                         cv_xrq_make(&p.q, init[j], mult[c + j], shift[c + j], g->out_off, g->act_min, g->act_max))
                     {
@@ -785,20 +800,12 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                         p.q.xlim = sat ? (uint32_t)INT32_MAX : p.q.xlim - I;
                         p.ni = (int32_t)(0u - I);
                         p.r0 = buf + j * Lb;
-                        p.pitch = pitch;
-                        p.pairs = nf >> 1;
-                        p.odd = nf & 1;
-                        p.nlines = ob;
-                        p.radv = sS * pitch - 2 * sF * p.pairs;
                         p.out = output + o0 * out_s + f0 * out_f + c + j;
-                        p.ostep = out_f;
-                        p.oadv = out_s - nf * out_f;
                         for (int32_t k = 0; k < 3; k++)
                         {
                             p.w[k] = wl[j][k];
                             p.w[3 + k] = wl[j][k] << 8;
                         }
-                        p.stride2 = sF != 1;
                         cv_xdwp(&p);
                         continue;
                     }
