@@ -240,6 +240,60 @@ static void cv_dw_mult4(const cv_dw_geom *g,
  * padding around it, so that each kernel row of a pixel is one run of bytes (whole
  * words when the kernel width is a multiple of 4).
  */
+/* Row r of a panel: the taps of output pixel (ox, oy) of input channel i, then the next
+   pixel; from the padded copy where there is one (PW != 0). */
+static inline __attribute__((always_inline)) void cv_xdw_panel_row(const cv_dw_geom *g,
+                                                                   const int8_t *input,
+                                                                   int32_t i,
+                                                                   const int8_t *padded,
+                                                                   int32_t PW,
+                                                                   int32_t *ox,
+                                                                   int32_t *oy,
+                                                                   int8_t *panel,
+                                                                   int32_t r)
+{
+    if (PW == 0)
+    {
+        cv_dw_im2col_row(g, input, i, *ox, *oy, panel, r);
+    }
+    else if ((g->KW & 3) == 0)
+    {
+        /* kernel rows of whole groups: words, the window's rows a row step apart (not an
+           address computed per kernel row) */
+        const int32_t row_step = g->dy * PW;
+        cv_word *d = (cv_word *)(void *)(panel + 4 * r);
+        const int8_t *src = padded + *oy * g->sy * PW + *ox * g->sx;
+        if (g->KW == 4)
+        {
+            /* a word a kernel row (DS-CNN's 10 x 4), in a hardware loop: the loops below
+               took about 180 cycles a pixel there */
+            cv_xgather_words(d, src, row_step, g->KH, 16);
+        }
+        else
+        {
+            for (int32_t ky = 0; ky < g->KH; ky++, src += row_step)
+            {
+                for (int32_t kx = 0; kx < g->KW; kx += 4, d += 4)
+                {
+                    *d = cv_lw_any(src + kx);
+                }
+            }
+        }
+    }
+    else
+    {
+        for (int32_t ky = 0; ky < g->KH; ky++)
+        {
+            cv_panel_put(panel, r, ky * g->KW, padded + (*oy * g->sy + ky * g->dy) * PW + *ox * g->sx, g->KW);
+        }
+    }
+    if (++*ox == g->OW)
+    {
+        *ox = 0;
+        ++*oy;
+    }
+}
+
 #define CV_XDW_WT 2560  /* bytes of transposed weights */
 
 static void cv_xdw_mult4(const cv_dw_geom *g,
@@ -262,8 +316,6 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
 
     int8_t padded[CV_DW_PAD] __attribute__((aligned(4)));
     const int32_t PW = cv_dw_pad_single(g, input, padded); /* 0: not copied */
-    const int32_t use_pad = PW != 0;
-    const int32_t row_step = g->dy * PW;
 
     for (int32_t i = 0; i < g->C; i++)
     {
@@ -290,51 +342,30 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
                     ? rq_words
                     : NULL;
             int32_t ox = 0, oy = 0;
-            for (int32_t p = 0; p < pixels; p += 4)
+            int32_t p = 0;
+            /* full panels several at a time in the panel buffer (the weight rows' zero tails
+               make the panels' tails add nothing), one call of the fused kernel for them
+               (cv_xpanels_gemmq): about 150 cycles less a panel */
+            const int32_t per_call = CV_DW_KMAX / Kp;
+            if (rq && (count & 3) == 0 && per_call >= 2)
+            {
+                while (pixels - p >= 8)
+                {
+                    const int32_t np = (pixels - p) >> 2 < per_call ? (pixels - p) >> 2 : per_call;
+                    for (int32_t r = 0; r < 4 * np; r++)
+                    {
+                        cv_xdw_panel_row(g, input, i, padded, PW, &ox, &oy, panel + (r >> 2) * 4 * Kp, r & 3);
+                    }
+                    cv_xpanels_gemmq(panel, np, 4 * Kp, Kp, wt, count, init, rq, output + p * g->OC + oc, &g->o);
+                    p += 4 * np;
+                }
+            }
+            for (; p < pixels; p += 4)
             {
                 const int32_t rows = pixels - p < 4 ? pixels - p : 4;
                 for (int32_t r = 0; r < rows; r++)
                 {
-                    if (!use_pad)
-                    {
-                        cv_dw_im2col_row(g, input, i, ox, oy, panel, r);
-                    }
-                    else if ((g->KW & 3) == 0)
-                    {
-                        /* kernel rows of whole groups: words, the window's rows row_step
-                           apart (not an address computed per kernel row) */
-                        cv_word *d = (cv_word *)(void *)(panel + 4 * r);
-                        const int8_t *src = padded + oy * g->sy * PW + ox * g->sx;
-                        if (g->KW == 4)
-                        {
-                            /* a word a kernel row (DS-CNN's 10 x 4), in a hardware loop: the
-                               loops below took about 180 cycles a pixel there */
-                            cv_xgather_words(d, src, row_step, g->KH, 16);
-                        }
-                        else
-                        {
-                            for (int32_t ky = 0; ky < g->KH; ky++, src += row_step)
-                            {
-                                for (int32_t kx = 0; kx < g->KW; kx += 4, d += 4)
-                                {
-                                    *d = cv_lw_any(src + kx);
-                                }
-                            }
-                        }
-                    }
-                    else
-                    {
-                        for (int32_t ky = 0; ky < g->KH; ky++)
-                        {
-                            cv_panel_put(panel, r, ky * g->KW, padded + (oy * g->sy + ky * g->dy) * PW + ox * g->sx,
-                                         g->KW);
-                        }
-                    }
-                    if (++ox == g->OW)
-                    {
-                        ox = 0;
-                        oy++;
-                    }
+                    cv_xdw_panel_row(g, input, i, padded, PW, &ox, &oy, panel, r);
                 }
                 cv_xpanel_gemm(panel, rows, Kp, wt, count, init, mult + oc, shift + oc, rq, output + p * g->OC + oc,
                                &g->o);
