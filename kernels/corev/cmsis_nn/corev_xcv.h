@@ -1338,7 +1338,9 @@ CV_XCV_NAKED int32_t cv_xadd_near(const int8_t *a, const int8_t *b, int8_t *out,
 /*
  * s[j] += the n bytes p[j], p[j + step], ... for j < 4 (4 channels along a line of
  * pixels): per pixel one load (post-increment by step) and 4 cv.sdotsp.b against
- * (1 0 0 0) .. (0 0 0 1), in a hardware loop. n >= 1. Caller-saved registers only.
+ * (1 0 0 0) .. (0 0 0 1); an odd first pixel, then pairs in a hardware loop (5 cycles a
+ * pixel, where one pixel an iteration waited a cycle for its load). n >= 1.
+ * Caller-saved registers only.
  */
 CV_XCV_NAKED void cv_xsum4(const int8_t *p, int32_t step, int32_t n, int32_t *s)
 {
@@ -1356,8 +1358,14 @@ CV_XCV_NAKED void cv_xsum4(const int8_t *p, int32_t step, int32_t n, int32_t *s)
                      "li a5, 0x00000100\n\t"
                      "li a6, 0x00010000\n\t"
                      "li a7, 0x01000000\n\t"
-                     "1:\n\t" XCV_SETUP(0, 12, 1b, 2f) XCV_LW_PR(t0, a0, a1) "nop\n\t" XCV_SDOTSP(t3, t0, a4)
-                         XCV_SDOTSP(t4, t0, a5) XCV_SDOTSP(t5, t0, a6) XCV_SDOTSP(t6, t0, a7) "2:\n\t"
+                     "andi t2, a2, 1\n\t"
+                     "beqz t2, 1f\n\t" XCV_LW_PR(t0, a0, a1) "nop\n\t" XCV_SDOTSP(t3, t0, a4) XCV_SDOTSP(t4, t0, a5)
+                         XCV_SDOTSP(t5, t0, a6) XCV_SDOTSP(t6, t0, a7) "1:\n\t"
+                     "srli a2, a2, 1\n\t"
+                     "beqz a2, 2f\n"
+                     "3:\n\t" XCV_SETUP(0, 12, 3b, 2f) XCV_LW_PR(t0, a0, a1) XCV_LW_PR(t1, a0, a1) XCV_SDOTSP(t3, t0, a4)
+                         XCV_SDOTSP(t4, t0, a5) XCV_SDOTSP(t5, t0, a6) XCV_SDOTSP(t6, t0, a7) XCV_SDOTSP(t3, t1, a4)
+                             XCV_SDOTSP(t4, t1, a5) XCV_SDOTSP(t5, t1, a6) XCV_SDOTSP(t6, t1, a7) "2:\n\t"
                      "sw t3, 0(a3)\n\t"
                      "sw t4, 4(a3)\n\t"
                      "sw t5, 8(a3)\n\t"
