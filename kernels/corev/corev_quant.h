@@ -214,7 +214,7 @@ static __attribute__((noinline, unused)) int32_t cv_quant_rare(const cv_quant *p
  * t0, 29 t1, ms << 5 t2, 2^31 a4, 2^15 + 4 + zero_point 2^16 a6, 8 << 16 a7, qmin t3,
  * qmax t4; ux t5 (then its sign), n - 3 and q t6, the product then s s0. The CORE-V
  * instructions as .insn (corev_xcv.h has their encodings): cv.extractu t6, t5, 7, 23
- * (the exponent), cv.lw t5, (a0), 4, cv.max, cv.min and cv.sb t6, (a1), 1.
+ * (the exponent), cv.lw t5, (a0), 4, cv.max and cv.min (or cv.clipr), cv.sb t6, (a1), 1.
  */
 typedef struct
 {
@@ -226,44 +226,53 @@ typedef struct
 } cv_xquant_args;
 
 #define CV_XQUANT_LOAD ".insn i 0x0b, 2, t5, a0, 4\n\t"
-#define CV_XQUANT_ELEMENT                                                                                              \
+/* the clamps: cv.max with qmin, cv.min with qmax; or for int8's whole range one
+   cv.clipr (to [-qmax - 1, qmax]), a cycle less an element */
+#define CV_XQUANT_MAXMIN ".insn r 0x2b, 3, 0x2d, t6, t6, t3\n\t.insn r 0x2b, 3, 0x2b, t6, t6, t4\n\t"
+#define CV_XQUANT_CLIPR ".insn r 0x2b, 3, 0x3a, t6, t6, t4\n\t"
+#define CV_XQUANT_ELEMENT(CLAMP)                                                                                       \
     ".insn i 0x5b, 0, t6, t5, 0x4f7\n\tsub t6, t0, t6\n\tbgeu t6, t1, 8f\n\t"                                         \
     "slli s0, t5, 8\n\tor s0, s0, a4\n\tmulhu s0, s0, t2\n\tsrl s0, s0, t6\n\t"                                     \
     "srai t5, t5, 31\n\txor s0, s0, t5\n\tadd s0, s0, a6\n\tslli t6, s0, 16\n\tbltu t6, a7, 8f\n\t" CV_XQUANT_LOAD    \
-    "srai t6, s0, 16\n\t.insn r 0x2b, 3, 0x2d, t6, t6, t3\n\t.insn r 0x2b, 3, 0x2b, t6, t6, t4\n\t"                   \
-    ".insn s 0x2b, 0, t6, 1(a1)\n\t"
-
-static __attribute__((naked, noinline, unused)) int32_t cv_xquant_fast(const uint32_t *x,
-                                                                       uint8_t *out,
-                                                                       int32_t m,
-                                                                       const cv_xquant_args *a)
-{
-    (void)x;
-    (void)out;
-    (void)m;
-    (void)a;
-    __asm__ volatile("addi sp, sp, -16\n\t"
-                     "sw s0, 0(sp)\n\t"
-                     "lw t0, 0(a3)\n\t"
-                     "lw t2, 4(a3)\n\t"
-                     "lw a6, 8(a3)\n\t"
-                     "lw t3, 12(a3)\n\t"
-                     "lw t4, 16(a3)\n\t"
-                     "mv a3, a1\n\t"
-                     "addi a2, a2, 1\n\t"
-                     "slli a2, a2, 2\n\t"
-                     "add a2, a2, a0\n\t"
-                     "li t1, 29\n\t"
-                     "lui a4, 0x80000\n\t"
-                     "lui a7, 0x80\n\t" CV_XQUANT_LOAD "1:\n\t" CV_XQUANT_ELEMENT "beq a0, a2, 8f\n\t"
-                         CV_XQUANT_ELEMENT "bne a0, a2, 1b\n"
-                     "8:\n\t"
-                     "sub a0, a1, a3\n\t"
-                     "lw s0, 0(sp)\n\t"
-                     "addi sp, sp, 16\n\t"
-                     "ret\n\t");
-}
+    "srai t6, s0, 16\n\t" CLAMP ".insn s 0x2b, 0, t6, 1(a1)\n\t"
+#define CV_XQUANT_FAST(NAME, CLAMP)                                                                                    \
+    static __attribute__((naked, noinline, unused)) int32_t NAME(const uint32_t *x, uint8_t *out, int32_t m,         \
+                                                                 const cv_xquant_args *a)                             \
+    {                                                                                                                  \
+        (void)x;                                                                                                       \
+        (void)out;                                                                                                     \
+        (void)m;                                                                                                       \
+        (void)a;                                                                                                       \
+        __asm__ volatile(CV_XQUANT_BODY(CLAMP));                                                                       \
+    }
+#define CV_XQUANT_BODY(CLAMP)                                                                                          \
+    "addi sp, sp, -16\n\t"                                                                                             \
+    "sw s0, 0(sp)\n\t"                                                                                                 \
+    "lw t0, 0(a3)\n\t"                                                                                                 \
+    "lw t2, 4(a3)\n\t"                                                                                                 \
+    "lw a6, 8(a3)\n\t"                                                                                                 \
+    "lw t3, 12(a3)\n\t"                                                                                                \
+    "lw t4, 16(a3)\n\t"                                                                                                \
+    "mv a3, a1\n\t"                                                                                                    \
+    "addi a2, a2, 1\n\t"                                                                                               \
+    "slli a2, a2, 2\n\t"                                                                                               \
+    "add a2, a2, a0\n\t"                                                                                               \
+    "li t1, 29\n\t"                                                                                                    \
+    "lui a4, 0x80000\n\t"                                                                                              \
+    "lui a7, 0x80\n\t" CV_XQUANT_LOAD "1:\n\t" CV_XQUANT_ELEMENT(CLAMP) "beq a0, a2, 8f\n\t" CV_XQUANT_ELEMENT(CLAMP) \
+    "bne a0, a2, 1b\n"                                                                                                 \
+    "8:\n\t"                                                                                                           \
+    "sub a0, a1, a3\n\t"                                                                                               \
+    "lw s0, 0(sp)\n\t"                                                                                                 \
+    "addi sp, sp, 16\n\t"                                                                                              \
+    "ret\n\t"
+CV_XQUANT_FAST(cv_xquant_fast, CV_XQUANT_MAXMIN)
+CV_XQUANT_FAST(cv_xquant_fast_int8, CV_XQUANT_CLIPR)
+#undef CV_XQUANT_FAST
+#undef CV_XQUANT_BODY
 #undef CV_XQUANT_ELEMENT
+#undef CV_XQUANT_MAXMIN
+#undef CV_XQUANT_CLIPR
 #undef CV_XQUANT_LOAD
 #endif
 
@@ -290,11 +299,13 @@ static CV_QUANT_HOT void cv_quantize(const float *in,
     if (span)
     {
         const cv_xquant_args xa = {c - 3u, p.ms << 5, 0x8004u + ((uint32_t)zero_point << 16), qmin, qmax};
+        const int32_t int8_range = qmin == -qmax - 1 && qmax >= 0;
         for (int32_t i = 0; i < n; i++)
         {
             if (n - i >= 2)
             {
-                i += cv_xquant_fast(x + i, out + i, n - i - 1, &xa);
+                i += int8_range ? cv_xquant_fast_int8(x + i, out + i, n - i - 1, &xa)
+                                : cv_xquant_fast(x + i, out + i, n - i - 1, &xa);
             }
             /* the element that left the path, or the last: exactly, as below */
             const int32_t q = cv_quant_rare(&p, x[i], in[i], inv_scale, zero_point, generic);
