@@ -672,6 +672,37 @@ CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
 #undef XCV_DWP_OUTPUT
 #undef XCV_DWP_OUTPUT_FIX
 
+/* For 4 channels, per channel j and kernel line l the word (t0 t1 t2 0) of its taps into
+   wl[j][l] (line l at t + l lstep, tap k at + k tstep: a word of 4 channels each, 4 x 4
+   bytes transposed by cv.shuffle2.b), and the channels' filter sums. Apart from
+   cv_xdw3x3, whose registers the compiler spilled here (DS-CNN's 3x3 layers took 2 K
+   cycles more each). */
+static __attribute__((noinline)) void
+cv_xdw3_weights4(const int8_t *t, int32_t lstep, int32_t tstep, uint32_t wl[4][3], int32_t sum[4])
+{
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int32_t l = 0; l < 3; l++, t += lstep)
+    {
+        const uint32_t w0 = cv_lw_any(t), w1 = cv_lw_any(t + tstep), w2 = cv_lw_any(t + 2 * tstep);
+        const uint32_t u0 = cv_xshuffle2(w0, w1, 0x06020400u), u1 = cv_xshuffle2(w0, w1, 0x07030501u);
+        const uint32_t u2 = cv_xshuffle2(w2, 0, 0x06020400u), u3 = cv_xshuffle2(w2, 0, 0x07030501u);
+        const uint32_t a0 = cv_xshuffle2(u0, u2, 0x05040100u), a1 = cv_xshuffle2(u1, u3, 0x05040100u);
+        const uint32_t a2 = cv_xshuffle2(u0, u2, 0x07060302u), a3 = cv_xshuffle2(u1, u3, 0x07060302u);
+        wl[0][l] = a0;
+        wl[1][l] = a1;
+        wl[2][l] = a2;
+        wl[3][l] = a3;
+        s0 = cv_xsdot(s0, a0, 0x01010101u);
+        s1 = cv_xsdot(s1, a1, 0x01010101u);
+        s2 = cv_xsdot(s2, a2, 0x01010101u);
+        s3 = cv_xsdot(s3, a3, 0x01010101u);
+    }
+    sum[0] = s0;
+    sum[1] = s1;
+    sum[2] = s2;
+    sum[3] = s3;
+}
+
 static int cv_xdw3x3(const cv_dw3_geom *g,
                      const int8_t *input,
                      const int8_t *kernel,
@@ -726,33 +757,18 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
         /* per channel and kernel line the word (t0 t1 t2 0) of its 3 taps; the filter
            sums for the initial values */
         int32_t sum[4] = {0, 0, 0, 0};
-        for (int32_t l = 0; l < 3; l++)
+        const int32_t tstep = (vertical ? 3 : 1) * C;
+        if (nc == 4)
         {
-            uint32_t a0[4];
+            cv_xdw3_weights4(kernel + c, (vertical ? 1 : 3) * C, tstep, wl, sum);
+        }
+        for (int32_t l = 0; l < 3 && nc < 4; l++)
+        {
             const int8_t *t0 = kernel + (vertical ? l : 3 * l) * C + c;
-            const int32_t tstep = (vertical ? 3 : 1) * C;
-            if (nc == 4)
-            {
-                /* taps of 4 channels as words, transposed: a0[j] = (t0 t1 t2 0) of channel j */
-                const uint32_t w0 = cv_lw_any(t0), w1 = cv_lw_any(t0 + tstep), w2 = cv_lw_any(t0 + 2 * tstep);
-                const uint32_t u0 = cv_xshuffle2(w0, w1, 0x06020400u), u1 = cv_xshuffle2(w0, w1, 0x07030501u);
-                const uint32_t u2 = cv_xshuffle2(w2, 0, 0x06020400u), u3 = cv_xshuffle2(w2, 0, 0x07030501u);
-                a0[0] = cv_xshuffle2(u0, u2, 0x05040100u);
-                a0[1] = cv_xshuffle2(u1, u3, 0x05040100u);
-                a0[2] = cv_xshuffle2(u0, u2, 0x07060302u);
-                a0[3] = cv_xshuffle2(u1, u3, 0x07060302u);
-            }
-            else
-            {
-                for (int32_t j = 0; j < nc; j++)
-                {
-                    a0[j] = cv_xbytes(t0[j], t0[tstep + j], t0[2 * tstep + j], 0);
-                }
-            }
             for (int32_t j = 0; j < nc; j++)
             {
-                sum[j] = cv_xsdot(sum[j], a0[j], 0x01010101u);
-                wl[j][l] = a0[j];
+                wl[j][l] = cv_xbytes(t0[j], t0[tstep + j], t0[2 * tstep + j], 0);
+                sum[j] = cv_xsdot(sum[j], wl[j][l], 0x01010101u);
             }
         }
         for (int32_t j = 0; j < nc; j++)
