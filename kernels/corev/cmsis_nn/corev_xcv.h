@@ -671,81 +671,12 @@ static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
 #define CV_XGEMM_NCH 16
 
 /*
- * cv_panel_gemm with the kernels above: the same arguments and outputs, and rq: the
- * channels' cv_xrq_prep words if it returned 1 (else NULL). Full panels of such
- * channels take the fused kernel; the rest stores accumulators for cv_xstore. The
- * panel's bytes from K to the end of its last group must be zero (cv_panel_zero_tail, corev_nn.h).
- */
-static CV_UNUSED void cv_xpanel_gemm(const int8_t *panel,
-                                     int32_t rows,
-                                     int32_t K,
-                                     const int8_t *w,
-                                     int32_t count,
-                                     const int32_t *init,
-                                     const int32_t *mult,
-                                     const int32_t *shift,
-                                     const uint32_t *rq,
-                                     int8_t *dst,
-                                     const cv_out_params *o)
-{
-    int32_t acc[4 * CV_XGEMM_NCH] __attribute__((aligned(4)));
-    cv_xgemm_args a;
-    a.panel = panel;
-    a.wstride = K;
-    a.groups = (K + 3) >> 2;
-    int32_t n = 0;
-    if (rq && rows == 4 && count >= 4)
-    {
-        cv_xgemmq_args f;
-        f.g = a;
-        f.g.w = w;
-        f.g.init = init;
-        f.g.out = acc;
-        f.g.tiles = count >> 2;
-        f.dst = dst;
-        f.dstride = o->dst_stride;
-        f.rq = rq;
-        f.zero = cv_xrq_zero(o->out_off, o->act_min);
-        f.act_min = o->act_min;
-        f.act_max = o->act_max;
-        f.back = 4 * o->dst_stride - 1;
-        f.more = 0;
-        cv_xgemm_4x4q(&f);
-        n = count & ~3;
-    }
-    while (count - n >= 4)
-    {
-        const int32_t nch = (count - n < CV_XGEMM_NCH ? count - n : CV_XGEMM_NCH) & ~3;
-        a.w = w + n * K;
-        a.init = init + n;
-        a.out = acc;
-        a.tiles = nch >> 2;
-        cv_xgemm_4x4(&a);
-        cv_xstore(acc, nch, rows, dst + n, mult + n, shift + n, o);
-        n += nch;
-    }
-    /* The last 1 to 3 channels: one weight row per tile. */
-    for (; n < count; n++)
-    {
-        const int32_t init4[4] = {init[n], init[n], init[n], init[n]};
-        a.w = w + n * K;
-        a.wstride = 0;
-        a.init = init4;
-        a.out = acc;
-        a.tiles = 1;
-        cv_xgemm_4x4(&a);
-        cv_xstore(acc, 1, rows, dst + n, mult + n, shift + n, o);
-    }
-}
-#endif
-
-#if defined(CV_WANT_GEMM)
-/*
  * npanels (>= 1) full panels of 4 rows, pstep bytes apart, against count channels (a
  * multiple of 4, rq: cv_xrq_prep's words) in one call of the fused kernel: panel i's
- * outputs at dst + 4 i dst_stride. Where cv_xpanel_gemm a panel cost about 160 cycles
- * more a panel (its arguments, the call, the kernel's saves and restores): MobileNet's
- * 1x1 layers of 8 to 32 input channels have hundreds of panels of 1 to 4 tiles.
+ * outputs at dst + 4 i dst_stride. A call a panel (cv_xpanel_gemm) cost about 160 cycles
+ * more a panel (its arguments, the call, the kernel's saves and restores), as much as one
+ * of its tiles where K is small: MobileNet's 1x1 layers of 8 to 32 input channels have
+ * hundreds of panels of 1 to 4 tiles.
  */
 static CV_UNUSED void cv_xpanels_gemmq(const int8_t *panels,
                                        int32_t npanels,
@@ -773,15 +704,73 @@ static CV_UNUSED void cv_xpanels_gemmq(const int8_t *panels,
     f.act_max = o->act_max;
     f.back = 4 * o->dst_stride - 1;
     f.more = npanels - 1;
-    f.pstep = pstep;
-    f.w0 = w;
-    f.init0 = init;
-    f.rq0 = rq;
-    f.tiles0 = count >> 2;
-    f.dadv = 4 * o->dst_stride - count;
+    if (npanels > 1)
+    {
+        f.pstep = pstep;
+        f.w0 = w;
+        f.init0 = init;
+        f.rq0 = rq;
+        f.tiles0 = count >> 2;
+        f.dadv = 4 * o->dst_stride - count;
+    }
     cv_xgemm_4x4q(&f);
 }
+
+/*
+ * cv_panel_gemm with the kernels above: the same arguments and outputs, and rq: the
+ * channels' cv_xrq_prep words if it returned 1 (else NULL). Full panels of such
+ * channels take the fused kernel; the rest stores accumulators for cv_xstore. The
+ * panel's bytes from K to the end of its last group must be zero (cv_panel_zero_tail, corev_nn.h).
+ */
+static CV_UNUSED void cv_xpanel_gemm(const int8_t *panel,
+                                     int32_t rows,
+                                     int32_t K,
+                                     const int8_t *w,
+                                     int32_t count,
+                                     const int32_t *init,
+                                     const int32_t *mult,
+                                     const int32_t *shift,
+                                     const uint32_t *rq,
+                                     int8_t *dst,
+                                     const cv_out_params *o)
+{
+    int32_t acc[4 * CV_XGEMM_NCH] __attribute__((aligned(4)));
+    cv_xgemm_args a;
+    a.panel = panel;
+    a.wstride = K;
+    a.groups = (K + 3) >> 2;
+    int32_t n = 0;
+    if (rq && rows == 4 && count >= 4)
+    {
+        n = count & ~3;
+        cv_xpanels_gemmq(panel, 1, 0, K, w, n, init, rq, dst, o);
+    }
+    while (count - n >= 4)
+    {
+        const int32_t nch = (count - n < CV_XGEMM_NCH ? count - n : CV_XGEMM_NCH) & ~3;
+        a.w = w + n * K;
+        a.init = init + n;
+        a.out = acc;
+        a.tiles = nch >> 2;
+        cv_xgemm_4x4(&a);
+        cv_xstore(acc, nch, rows, dst + n, mult + n, shift + n, o);
+        n += nch;
+    }
+    /* The last 1 to 3 channels: one weight row per tile. */
+    for (; n < count; n++)
+    {
+        const int32_t init4[4] = {init[n], init[n], init[n], init[n]};
+        a.w = w + n * K;
+        a.wstride = 0;
+        a.init = init4;
+        a.out = acc;
+        a.tiles = 1;
+        cv_xgemm_4x4(&a);
+        cv_xstore(acc, 1, rows, dst + n, mult + n, shift + n, o);
+    }
+}
 #endif
+
 
 /* ---------------------------------------------------------------------------------
  * Depthwise 3x3 along one axis: dot products over the taps.
