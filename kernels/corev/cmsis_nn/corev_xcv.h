@@ -678,16 +678,16 @@ static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
  * of its tiles where K is small: MobileNet's 1x1 layers of 8 to 32 input channels have
  * hundreds of panels of 1 to 4 tiles.
  */
-static CV_UNUSED void cv_xpanels_gemmq(const int8_t *panels,
-                                       int32_t npanels,
-                                       int32_t pstep,
-                                       int32_t K,
-                                       const int8_t *w,
-                                       int32_t count,
-                                       const int32_t *init,
-                                       const uint32_t *rq,
-                                       int8_t *dst,
-                                       const cv_out_params *o)
+CV_SHARED void cv_xpanels_gemmq(const int8_t *panels,
+                                int32_t npanels,
+                                int32_t pstep,
+                                int32_t K,
+                                const int8_t *w,
+                                int32_t count,
+                                const int32_t *init,
+                                const uint32_t *rq,
+                                int8_t *dst,
+                                const cv_out_params *o)
 {
     cv_xgemmq_args f;
     f.g.panel = panels;
@@ -722,17 +722,17 @@ static CV_UNUSED void cv_xpanels_gemmq(const int8_t *panels,
  * channels take the fused kernel; the rest stores accumulators for cv_xstore. The
  * panel's bytes from K to the end of its last group must be zero (cv_panel_zero_tail, corev_nn.h).
  */
-static CV_UNUSED void cv_xpanel_gemm(const int8_t *panel,
-                                     int32_t rows,
-                                     int32_t K,
-                                     const int8_t *w,
-                                     int32_t count,
-                                     const int32_t *init,
-                                     const int32_t *mult,
-                                     const int32_t *shift,
-                                     const uint32_t *rq,
-                                     int8_t *dst,
-                                     const cv_out_params *o)
+CV_SHARED void cv_xpanel_gemm(const int8_t *panel,
+                              int32_t rows,
+                              int32_t K,
+                              const int8_t *w,
+                              int32_t count,
+                              const int32_t *init,
+                              const int32_t *mult,
+                              const int32_t *shift,
+                              const uint32_t *rq,
+                              int8_t *dst,
+                              const cv_out_params *o)
 {
     int32_t acc[4 * CV_XGEMM_NCH] __attribute__((aligned(4)));
     cv_xgemm_args a;
@@ -1039,7 +1039,7 @@ CV_XCV_NAKED void cv_xfill_words(uint32_t *p, uint32_t v, int32_t nwords)
 
 /* n >= 1 words from src, src + step, ... to d, d + dstep, ... (bytes): an odd first one,
    then pairs in a hardware loop, 4 cycles a pair (in C about 10 cycles a word). */
-CV_XCV_NAKED void cv_xgather_words(uint32_t *d, const int8_t *src, int32_t step, int32_t n, int32_t dstep)
+CV_XCV_SHARED_NAKED void cv_xgather_words(uint32_t *d, const int8_t *src, int32_t step, int32_t n, int32_t dstep)
 {
     (void)d;
     (void)src;
