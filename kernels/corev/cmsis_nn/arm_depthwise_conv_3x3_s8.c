@@ -577,25 +577,6 @@ typedef struct
 } cv_xdwp_args;
 _Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, ni) == 112, "cv_xdwp's offsets");
 
-/* The words of cv_xrq_make that cv_xdwp reads (mh, f, xlim and the exact stage's; no
-   fneg, xneg or zero: under the ReLU a sum <= 0 stores act_min), for a channel in its
-   mode; 0 otherwise. Inline, where cv_xrq_make's call filled all 12 words a channel. */
-static inline __attribute__((always_inline)) int32_t cv_xdwp_rq(cv_xrq_args *q, int32_t mult, int32_t shift,
-                                                                int32_t out_off)
-{
-    const cv_xq x = cv_xq_make(mult, shift);
-    int32_t h = 0;
-    if (x.mode != 1 || x.pre != 1 || !cv_rq_h_with_offset(1, x.sh, out_off, &h))
-    {
-        return 0;
-    }
-    cv_rq_fast(&q->mh, mult, -shift, out_off);
-    q->m2 = x.m2;
-    q->offsh = (uint32_t)h - (1u << (x.sh - 1));
-    q->sh = (uint32_t)x.sh;
-    return 1;
-}
-
 /* Registers of cv_xdwp: args a0, line pointers a1-a3, out a4, ostep a5, -I a6, lines a7,
    (w0 w1 w2 0) s0-s2, (0 w0 w1 w2) s3-s5, mh s6, f + I mh s7, xlim - I s8, f + I mh + I
    s9, act_max s10, act_min s11; the lines' words t0-t2, the sums t3, t4, temporary t5
@@ -826,7 +807,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                 for (int32_t j = 0; j < nc; j++)
                 {
                     if (fused && (uint32_t)init[j] + (1u << 30) <= (1u << 31) &&
-                        cv_xdwp_rq(&p.q, mult[c + j], shift[c + j], g->out_off))
+                        cv_xrq_make_pos(&p.q, mult[c + j], shift[c + j], g->out_off))
                     {
                         /* I folded into the words (cv_xdwp): |I| <= 2^30 and xlim <= 2^31, so
                            xlim - I passes INT32_MAX only for I < 0 (then saturated) */

@@ -607,8 +607,27 @@ CV_INLINE int32_t cv_xrq_zero(int32_t out_off, int32_t act_min)
     return cv_rq_relu(out_off, act_min) ? (int32_t)(uint8_t)act_min : -1;
 }
 
-/* Fills q; returns 1 if the parameters are in that stage's mode (multiplier >= 0,
-   shift in [-31, -2], act_min <= out_off, the offset folds into the rounding), else 0. */
+/* The words of a sum >= 1: mh, f, xlim (cv_rq_fast) and the exact stage's m2, offsh,
+   sh; returns 1 if the parameters are in that stage's mode (multiplier >= 0, shift in
+   [-31, -2], the offset folds into the rounding), else 0. (All cv_xdwp reads: under
+   its ReLU a sum <= 0 stores act_min.) */
+CV_INLINE int32_t cv_xrq_make_pos(cv_xrq_args *q, int32_t mult, int32_t shift, int32_t out_off)
+{
+    const cv_xq x = cv_xq_make(mult, shift);
+    int32_t h = 0;
+    if (x.mode != 1 || x.pre != 1 || !cv_rq_h_with_offset(1, x.sh, out_off, &h))
+    {
+        return 0;
+    }
+    q->m2 = x.m2;
+    q->offsh = (uint32_t)h - (1u << (x.sh - 1));
+    q->sh = (uint32_t)x.sh;
+    cv_rq_fast(&q->mh, mult, -shift, out_off);
+    return 1;
+}
+
+/* Fills q; returns 1 if the parameters are in that stage's mode (cv_xrq_make_pos's, and
+   act_min <= out_off), else 0. */
 static CV_UNUSED int32_t cv_xrq_make(cv_xrq_args *q,
                                      int32_t add,
                                      int32_t mult,
@@ -617,20 +636,15 @@ static CV_UNUSED int32_t cv_xrq_make(cv_xrq_args *q,
                                      int32_t act_min,
                                      int32_t act_max)
 {
-    const cv_xq x = cv_xq_make(mult, shift);
-    int32_t h = 0;
-    if (act_min > out_off || x.mode != 1 || x.pre != 1 || !cv_rq_h_with_offset(1, x.sh, out_off, &h))
+    if (act_min > out_off || !cv_xrq_make_pos(q, mult, shift, out_off))
     {
         return 0;
     }
     q->add = add;
-    cv_xrq_fast(&q->mh, mult, -shift, out_off, act_max);
+    cv_rq_fast_neg(&q->mh, -shift, out_off, act_max);
     q->zero = cv_xrq_zero(out_off, act_min);
     q->act_min = act_min;
     q->act_max = act_max;
-    q->m2 = x.m2;
-    q->offsh = (uint32_t)h - (1u << (x.sh - 1));
-    q->sh = (uint32_t)x.sh;
     return 1;
 }
 
