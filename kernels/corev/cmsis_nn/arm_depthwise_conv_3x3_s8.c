@@ -582,18 +582,18 @@ _Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, ni) ==
    s9, act_max s10, act_min s11; the lines' words t0-t2, the sums t3, t4, temporary t5
    (and t0, t6 in the output stage), the pairs of a line ra. */
 #define XCV_DWP_STORE(R) XCV_SB_PR(R, a4, a5)
-/* XCV_RQ_SPLIT with I folded in (signed compares with -I and xlim - I) */
+/* XCV_RQ_SPLIT with I folded in (signed compares with -I and xlim - I), the result in t0 */
 #define XCV_DWP_OUTPUT(X, L)                                                                                   \
     "bge a6, " #X ", " #L "0f\n\t"                                                                             \
     "bge " #X ", s8, " #L "3f\n\t"                                                                             \
     "mul t0, " #X ", s6\n\t"                                                                                   \
     "add t5, t0, " #X "\n\t" XCV_ADDN22(t0, t0, s7) XCV_ADDN22(t5, t5, s9) "bne t0, t5, " #L "3f\n\t"           \
-        XCV_MIN(X, t0, s10) #L "2:\n\t" XCV_DWP_STORE(X) #L "4:\n\t"
+        #L "2:\n\t" XCV_DWP_STORE(t0) #L "4:\n\t"
 /* its out-of-line parts: a sum <= 0 stores act_min; the exact stage (of X + I) */
 #define XCV_DWP_OUTPUT_FIX(X, L)                                                                               \
     #L "0:\n\t" XCV_DWP_STORE(s11) "j " #L "4b\n"                                                              \
     #L "3:\n\tsub " #X ", " #X ", a6\n\t" XCV_RQ_EXACT(X, t5, t6, "36(a0)", "40(a0)", "44(a0)") XCV_MAX(X, X, s11) \
-        XCV_MIN(X, X, s10) "j " #L "2b\n"
+        XCV_MIN(t0, X, s10) "j " #L "2b\n"
 
 /* Stride 1: a pair of outputs (labels L1, L2 of their output stages) */
 #define XCV_DWP_PAIR_S1(L1, L2)                                                                                 \
@@ -809,6 +809,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                     if (fused && (uint32_t)init[j] + (1u << 30) <= (1u << 31) &&
                         cv_xrq_make_pos(&p.q, mult[c + j], shift[c + j], g->out_off))
                     {
+                        p.q.xlim = cv_xrq_xlim(&p.q.mh, g->act_max);
                         /* I folded into the words (cv_xdwp): |I| <= 2^30 and xlim <= 2^31, so
                            xlim - I passes INT32_MAX only for I < 0 (then saturated) */
                         const uint32_t I = (uint32_t)init[j];
@@ -904,8 +905,8 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
  * (3 word loads) gives the channel's word (x0 x1 x2 x) with 2 cv.shuffle2.b; an output
  * is 3 cv.sdotsp.b of the window's 3 such words against the channel's 3 words of
  * weights ((w0 w1 w2 0): the 4th byte adds nothing), then cv_xrq_lines' output stage
- * (one mul for a sum >= 1, act_min for a sum <= 0 under the ReLU, the exact stage out
- * of line) and the store: 19 instructions an output with stride 1. Stride 2 loads two
+ * (one mul for a sum >= 0, act_min for a sum < 0 under the ReLU, the exact stage out
+ * of line) and the store: 18 instructions an output with stride 1. Stride 2 loads two
  * new triples an output. Returns 0 (nothing done) for other layers: no ReLU, larger
  * maps, strides other than 1 or 2 along the line, requantization outside
  * cv_xrq_make's mode, a padded input larger than the band.
@@ -939,7 +940,7 @@ typedef struct
     uint32_t mh;       /* 56: cv_xrq_args' words */
     uint32_t f;        /* 60 */
     uint32_t xlim;     /* 64 */
-    int32_t act_min;   /* 68: what a sum <= 0 stores (the ReLU) */
+    int32_t act_min;   /* 68: what a sum < 0 stores (the ReLU) */
     int32_t act_max;   /* 72 */
     uint32_t m2;       /* 76: the exact stage's */
     uint32_t offsh;    /* 80 */
@@ -958,10 +959,10 @@ _Static_assert(offsetof(cv_xdwc_args, stride2) == 88, "cv_xdwc's offsets");
 #define XCV_DWC_STORE(R) XCV_SB_PR(R, a3, a4)
 #define XCV_DWC_OUTPUT(A, B, C, L) /* the output of the window's words A B C, t4 = init */                   \
     XCV_SDOTSP(t4, A, s0) XCV_SDOTSP(t4, B, s1) XCV_SDOTSP(t4, C, s2)                                         \
-        XCV_RQ_SPLIT_IN(t4, s3, s4, s5, t5, t6, a7, t5, XCV_DWC_STORE, L)
-/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage */
+        XCV_RQ_SPLIT_IN(t4, s3, s4, s5, t5, t6, XCV_DWC_STORE, L)
+/* its out-of-line parts: a sum < 0 stores act_min (a sum >= xlim goes on); the exact stage */
 #define XCV_DWC_OUTPUT_FIX(L)                                                                                  \
-    #L "0:\n\tmv t5, s11\n\tj " #L "2b\n"                                                                      \
+    #L "0:\n\tbgez t4, " #L "3f\n\t" XCV_DWC_STORE(s11) "j " #L "4b\n"                                        \
     #L "3:\n\t" XCV_RQ_EXACT(t4, t5, t6, "76(a0)", "80(a0)", "84(a0)") XCV_MAX(t4, t4, s11) XCV_MIN(t5, t4, a7)  \
     "j " #L "2b\n"
 #define XCV_DWC_PROLOGUE                                                                                       \
@@ -977,12 +978,12 @@ _Static_assert(offsetof(cv_xdwc_args, stride2) == 88, "cv_xdwc's offsets");
     "bnez s8, " #L "b\n\t"
 
 /* Stride 1: the output of the window A B (and the triple after them, loaded into A once
-   its product is taken: B A is then the next window's first two), t4 = init; 18
+   its product is taken: B A is then the next window's first two), t4 = init; 17
    instructions. */
 #define XCV_DWC_OUTPUT_S1(A, B, L)                                                                             \
     "mv t4, s6\n\t" XCV_SDOTSP(t4, A, s0) "lw t5, 4(a1)\n\tlw t6, 8(a1)\n\t" XCV_LW_PR(A, a1, a2)                    \
         XCV_SDOTSP(t4, B, s1) XCV_SHUFFLE2(A, t5, a5) XCV_SHUFFLE2(A, t6, a6) XCV_SDOTSP(t4, A, s2)               \
-            XCV_RQ_SPLIT_IN(t4, s3, s4, s5, t5, t6, a7, t5, XCV_DWC_STORE, L)
+            XCV_RQ_SPLIT_IN(t4, s3, s4, s5, t5, t6, XCV_DWC_STORE, L)
 /* Stride 1 along the lines (labels 1 to 4) loads one new triple an output, two outputs an
    iteration (t0 t1, then t1 t0: no moves; with a move of each triple and the count an
    output, MobileNet's 6 x 6 x 128 layers took about 3 cycles an output more), then an
@@ -1115,6 +1116,7 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
                fneg, xneg under the ReLU */
             uint32_t fast[3];
             cv_rq_fast(fast, mult[c + j], -shift[c + j], g->out_off);
+            fast[2] = cv_xrq_xlim(fast, g->act_max);
             a[j].mh = fast[0];
             a[j].f = fast[1];
             a[j].xlim = fast[2];

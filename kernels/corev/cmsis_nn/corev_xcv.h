@@ -300,35 +300,40 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
  * The output stage split by the sum's sign, with the multiply-only paths of corev_nn.h's
  * cv_rq_fast (one mul instead of mul + mulhsu: 5 cycles on the CV32E40P).
  *
- * Register X, temporaries t0 and T: blez (a sum <= 0 out of line), bgeu xlim, mul, add x,
- * cv.addN with f and the shift by 22 twice (for y and y + x: an add and a srai each
- * before, 1 cycle more an output), bne, cv.min with act_max, the store: 9 cycles (12
- * with mulhsu).
- * A sum <= 0 under a ReLU (act_min == out_off) stores act_min; otherwise it takes
- * cv_rq_fast_neg's path out of line, then cv.max with act_min. What the two paths leave
- * takes the exact stage, out of line.
+ * Register X, temporaries t0 and T: bgeu xlim (a sum < 0, unsigned at least 2^31 >= xlim,
+ * and a sum >= xlim out of line), mul, add x, cv.addN with f and the shift by 22 twice
+ * (for y and y + x: an add and a srai each before, 1 cycle more an output), bne, the
+ * store: 7 cycles (10 with mulhsu). A sum of 0 takes the path too: y = f, whose shift is
+ * out_off (f's rounding part is below 2^22), which is >= act_min. No clamp: xlim is at
+ * most where the result would pass act_max (cv_xrq_clamp), so those sums take the exact
+ * stage, which clamps. (A blez for the sums <= 0 and a cv.min with act_max each cost
+ * every sum >= 0 a cycle.)
+ * Out of line, a sum < 0 under a ReLU (act_min == out_off) stores act_min; otherwise it
+ * takes cv_rq_fast_neg's path, then cv.max with act_min. What the two paths leave takes
+ * the exact stage.
  * L: a label number (L0, L2 to L5 are used).
  * ------------------------------------------------------------------------------- */
 #define XCV_RQ_Y_SHIFT CV_RQ_Y_SHIFT
 /* cv.addN rd, a, b, 22: rd = (a + b) >> 22 (XCV_RQ_Y_SHIFT), arithmetic (opcode 1011011,
    funct3 010, the shift in funct7) */
 #define XCV_ADDN22(rd, a, b) ".insn r 0x5b, 2, " XCV_RQ_Y_SHIFT ", " #rd ", " #a ", " #b "\n\t"
-#define XCV_RQ_SPLIT(X, MH, F, XLIM, T, HI, STORE, L) XCV_RQ_SPLIT_IN(X, MH, F, XLIM, t0, T, HI, X, STORE, L)
+#define XCV_RQ_SPLIT(X, MH, F, XLIM, T, STORE, L) XCV_RQ_SPLIT_IN(X, MH, F, XLIM, t0, T, STORE, L)
 /* The same with its registers named (the depthwise kernels, whose t0 holds input): the
-   temporaries T0 and T, the result in OUT. */
-#define XCV_RQ_SPLIT_IN(X, MH, F, XLIM, T0, T, HI, OUT, STORE, L)                                                      \
-    "blez " #X ", " #L "0f\n\t"                                                                                        \
-    "bgeu " #X ", " #XLIM ", " #L "3f\n\t"                                                                              \
+   temporaries T0 and T, the result in T0. */
+#define XCV_RQ_SPLIT_IN(X, MH, F, XLIM, T0, T, STORE, L)                                                      \
+    "bgeu " #X ", " #XLIM ", " #L "0f\n\t"                                                                              \
     "mul " #T0 ", " #X ", " #MH "\n\t"                                                                                 \
     "add " #T ", " #T0 ", " #X "\n\t" XCV_ADDN22(T0, T0, F) XCV_ADDN22(T, T, F)                                        \
-    "bne " #T0 ", " #T ", " #L "3f\n\t" XCV_MIN(OUT, T0, HI) #L "2:\n\t" STORE(OUT) #L "4:\n\t"
-/* Its out-of-line parts (after the function's return), per register: a sum <= 0 under a
-   ReLU (act_min == out_off): register ZERO holds act_min's byte and is stored; else ZERO
-   is negative and the sum goes, moved into V, to the shared code at label 96
-   (XCV_RQ_SHARED), what XCV_RQ_SPLIT leaves to label 95; t0 is the link register. */
+    "bne " #T0 ", " #T ", " #L "3f\n\t" #L "2:\n\t" STORE(T0) #L "4:\n\t"
+/* Its out-of-line parts (after the function's return), per register. Register ZERO
+   (cv_xrq_zero) is act_min's byte (0 to 255) under a ReLU, else INT32_MIN: one signed
+   compare sends a sum >= ZERO on (a sum < 0 without the ReLU, a sum >= xlim) and lets a
+   sum < 0 under the ReLU store act_min, in as many cycles as the blez and the test of
+   ZERO took. Those sent on: a sum < 0 goes, moved into V, to the shared code at label
+   96 (XCV_RQ_SHARED), one >= xlim to label 95; t0 is the link register. */
 #define XCV_RQ_SPLIT_FIX(X, ZERO, V, STORE, L)                                                                         \
-    #L "0:\n\tbltz " #ZERO ", " #L "5f\n\t" STORE(ZERO) "j " #L "4b\n"                                                \
-    #L "5:\n\tmv " #V ", " #X "\n\tjal t0, 96f\n\tj " #L "4b\n"                                                         \
+    #L "0:\n\tbge " #X ", " #ZERO ", " #L "5f\n\t" STORE(ZERO) "j " #L "4b\n"                                          \
+    #L "5:\n\tbgez " #X ", " #L "3f\n\tmv " #V ", " #X "\n\tjal t0, 96f\n\tj " #L "4b\n"                                \
     #L "3:\n\tmv " #V ", " #X "\n\tjal t0, 95f\n\tj " #L "4b\n"
 /* The exact stage up to its clamps, the sum in V, A and B temporaries: t = (x m + 2^30) >>
    31 (mul, mulhsu, the low word's bit 31), (t - (t < 0)) >> 1, cv.addRNr with out_off << sh
@@ -373,10 +378,31 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
 
 /* The multiply-only paths' constants {mh, f, xlim, fneg, xneg} of one channel
    (cv_rq_fast, cv_rq_fast_neg). */
+/* cv_rq_fast's xlim of {mh, f, xlim} lowered to xc = ceil(((act_max + 1) 2^22 - f) / mh):
+   for x < xc, x mh + f < (act_max + 1) 2^22, so the multiply-only path's result is at
+   most act_max and needs no upper clamp; larger sums take the exact stage, which
+   clamps. A divu (up to 35 cycles) per channel and call, for a cycle less every
+   output: callers that set up a channel more than once (cv_xdw3x3's bands) keep it. */
+CV_INLINE uint32_t cv_xrq_xlim(const uint32_t *w, int32_t act_max)
+{
+    const int64_t n = ((int64_t)act_max + 1) * (1 << 22) - (int32_t)w[1];
+    if (n <= 0)
+    {
+        return 0;
+    }
+    if (w[0] == 0 || n >= (int64_t)1 << 31)
+    {
+        return w[2];
+    }
+    const uint32_t xc = ((uint32_t)n + w[0] - 1u) / w[0];
+    return xc < w[2] ? xc : w[2];
+}
+
 CV_INLINE void cv_xrq_fast(uint32_t *w, int32_t mult, int32_t e, int32_t out_off, int32_t act_max)
 {
     cv_rq_fast(w, mult, e, out_off);
     cv_rq_fast_neg(w, e, out_off, act_max);
+    w[2] = cv_xrq_xlim(w, act_max);
 }
 
 #if defined(CV_WANT_GEMM)
@@ -458,9 +484,9 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4(cv_xgemm_args *args)
  * The same kernel with the output stage fused (all 4 rows present; every channel's
  * multiplier >= 0 and shift in [-31, -2], act_min <= out_off: cv_xrq_prep): after each
  * tile's K loop the 16 accumulators are requantized in registers by XCV_RQ_SPLIT (a
- * sum >= 1: one mul, the upper clamp, the store with the row step as post-increment;
- * the result is >= out_off >= act_min). A sum <= 0 under a ReLU (act_min == out_off)
- * stores act_min; a sum <= 0 without a ReLU takes cv_rq_fast_neg's path in its
+ * sum >= 0: one mul, the upper clamp, the store with the row step as post-increment;
+ * the result is >= out_off >= act_min). A sum < 0 under a ReLU (act_min == out_off)
+ * stores act_min; a sum < 0 without a ReLU takes cv_rq_fast_neg's path in its
  * register's out-of-line part (XCV_RQ_FIX); sums near a rounding tie or past xlim (or
  * xneg) run the shared exact stage. The tiles run in a counted loop, not a
  * hardware loop: the output stage branches. rq holds CV_XRQ_WORDS words per channel
@@ -472,7 +498,7 @@ typedef struct
     int8_t *dst;         /* 28: row 0, channel 0 of the tile (advanced by 4) */
     int32_t dstride;     /* 32: bytes from one output row to the next */
     const uint32_t *rq;  /* 36: CV_XRQ_WORDS words per channel (advanced) */
-    int32_t zero;        /* 40: a sum <= 0 stores this byte if >= 0 (cv_xrq_zero) */
+    int32_t zero;        /* 40: a sum < 0 stores this byte if >= 0 (cv_xrq_zero) */
     int32_t act_min;     /* 44 */
     int32_t act_max;     /* 48 */
     int32_t back;        /* 52: 4 * dstride - 1 */
@@ -491,8 +517,8 @@ _Static_assert(offsetof(cv_xgemmq_args, back) == 52 && offsetof(cv_xgemmq_args, 
 /* cv_xgemm_4x4q: a2 = mh, a3 = f, a4 = xlim (ra: past the channel's words), a5 temporary,
    a6 = zero, a7 = act_max, t1 = output pointer, t2 = row step. */
 #define XCV_G4_STORE(R) XCV_SB_PR(R, t1, t2)
-#define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a5, a7, XCV_G4_STORE, L)
-/* The out-of-line part of one register (XCV_RQ_SPLIT_FIX's, with a sum <= 0 without a
+#define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a5, XCV_G4_STORE, L)
+/* The out-of-line part of one register (XCV_RQ_SPLIT_FIX's, with a sum < 0 without a
    ReLU handled here: cv_rq_fast_neg's path, as the shared code's label 96, then cv.max
    with act_min). Inline, it saves the two jumps to and from the shared code and the
    registers' restore, about 9 cycles for each such sum (ResNet's layers before an
@@ -500,8 +526,8 @@ _Static_assert(offsetof(cv_xgemmq_args, back) == 52 && offsetof(cv_xgemmq_args, 
    a register. It borrows a4 (xlim) and loads it again; the exact stage (label 95)
    restores a4 itself. */
 #define XCV_RQ_FIX(X, L)                                                                                               \
-    #L "0:\n\tbltz a6, " #L "5f\n\t" XCV_G4_STORE(a6) "j " #L "4b\n"                                                   \
-    #L "5:\n\t" XCV_RQ_NEG(X, a2, a5, t0, a4, "-16(ra)", "-20(ra)", "44(a1)", #L "3f", XCV_G4_STORE,                  \
+    #L "0:\n\tbge " #X ", a6, " #L "5f\n\t" XCV_G4_STORE(a6) "j " #L "4b\n"                                            \
+    #L "5:\n\tbgez " #X ", " #L "3f\n\t" XCV_RQ_NEG(X, a2, a5, t0, a4, "-16(ra)", "-20(ra)", "44(a1)", #L "3f", XCV_G4_STORE,                  \
                            "lw a4, -24(ra)\n\tj " #L "4b\n")                                                          \
     #L "3:\n\tmv a5, " #X "\n\tjal t0, 95f\n\tj " #L "4b\n"
 /* A channel's 4 rows, then back to row 0 of the next channel (a0 = 4 * row step - 1). */
@@ -600,17 +626,20 @@ typedef struct
     uint32_t sh;     /* 44: the rounding shift after t >> 1 */
 } cv_xrq_args;
 
-/* What a sum <= 0 stores: act_min's byte under a ReLU (act_min == out_off), else -1
-   (the exact stage). */
-CV_INLINE int32_t cv_xrq_zero(int32_t out_off, int32_t act_min)
+/* What a sum < 0 stores (XCV_RQ_SPLIT_FIX): act_min's byte under a ReLU (act_min ==
+   out_off), else INT32_MIN (cv_rq_fast_neg's path, then the exact stage). A ReLU's byte
+   is compared with the sums that reach it, every sum < 0 and >= xlim: xlim must be
+   above 255 (xlim_min, the smallest of the channels'), else a sum in [xlim, byte) would
+   store it. */
+CV_INLINE int32_t cv_xrq_zero(int32_t out_off, int32_t act_min, uint32_t xlim_min)
 {
-    return cv_rq_relu(out_off, act_min) ? (int32_t)(uint8_t)act_min : -1;
+    return cv_rq_relu(out_off, act_min) && xlim_min > 255u ? (int32_t)(uint8_t)act_min : INT32_MIN;
 }
 
-/* The words of a sum >= 1: mh, f, xlim (cv_rq_fast) and the exact stage's m2, offsh,
-   sh; returns 1 if the parameters are in that stage's mode (multiplier >= 0, shift in
-   [-31, -2], the offset folds into the rounding), else 0. (All cv_xdwp reads: under
-   its ReLU a sum <= 0 stores act_min.) */
+/* The words of a sum >= 0: mh, f, xlim (cv_rq_fast's, which the caller lowers with
+   cv_xrq_xlim) and the exact stage's m2, offsh, sh; returns 1 if the parameters are in
+   that stage's mode (multiplier >= 0, shift in [-31, -2], the offset folds into the
+   rounding), else 0. (All cv_xdwp reads: under its ReLU a sum < 0 stores act_min.) */
 CV_INLINE int32_t cv_xrq_make_pos(cv_xrq_args *q, int32_t mult, int32_t shift, int32_t out_off)
 {
     const cv_xq x = cv_xq_make(mult, shift);
@@ -640,9 +669,10 @@ static CV_UNUSED int32_t cv_xrq_make(cv_xrq_args *q,
     {
         return 0;
     }
+    q->xlim = cv_xrq_xlim(&q->mh, act_max);
     q->add = add;
     cv_rq_fast_neg(&q->mh, -shift, out_off, act_max);
-    q->zero = cv_xrq_zero(out_off, act_min);
+    q->zero = cv_xrq_zero(out_off, act_min, q->xlim);
     q->act_min = act_min;
     q->act_max = act_max;
     return 1;
@@ -654,7 +684,9 @@ static CV_UNUSED int32_t cv_xrq_make(cv_xrq_args *q,
  * cv_xgemm_4x4q (cv_xrq_args' words from mh, less the layer's); returns 1 if every
  * channel is in cv_xrq_make's mode, else 0 (the caller takes the C output stage). The
  * checks are cv_xrq_make's, written out: through cv_xrq_make (a whole cv_xrq_args a
- * channel) ResNet-8 took 12 K cycles more with the extensions.
+ * channel) ResNet-8 took 12 K cycles more with the extensions. Under a ReLU every
+ * channel's xlim must be above 255 (cv_xrq_zero): a shift of 0 or 1 after the doubling
+ * multiply with a large output offset, which no export gave, takes the C stage.
  */
 static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
                                      const int32_t *mult,
@@ -673,6 +705,7 @@ static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
         if (ok)
         {
             cv_xrq_fast(rq, mult[n], -shift[n], out_off, act_max);
+            ok = rq[2] > 255u || !cv_rq_relu(out_off, act_min);
             rq[5] = q.m2;
             rq[6] = (uint32_t)h - (1u << (q.sh - 1)); /* cv.addRNr adds the 2^(sh - 1) */
             rq[7] = (uint32_t)q.sh;
@@ -713,7 +746,7 @@ CV_SHARED void cv_xpanels_gemmq(const int8_t *panels,
     f.dst = dst;
     f.dstride = o->dst_stride;
     f.rq = rq;
-    f.zero = cv_xrq_zero(o->out_off, o->act_min);
+    f.zero = cv_xrq_zero(o->out_off, o->act_min, 256u); /* cv_xrq_prep: every xlim > 255 */
     f.act_min = o->act_min;
     f.act_max = o->act_max;
     f.back = 4 * o->dst_stride - 1;
@@ -1141,7 +1174,7 @@ CV_XCV_NAKED void cv_xtranspose4(const int8_t *src, int32_t step, int8_t *line, 
  * accumulators at acc + l * (n + askip), plus c->q.add; its outputs at
  * dst + l * dline + i * dstep. The output stage is cv_xgemm_4x4q's, split by the
  * sum's sign (it branches, so the loop is counted, 4 outputs an iteration, not a
- * hardware loop): 11 instructions for a sum >= 1 (the add, XCV_RQ_SPLIT), 5 for a sum <= 0
+ * hardware loop): 10 instructions for a sum >= 0 (the add, XCV_RQ_SPLIT), 5 for a sum < 0
  * under a ReLU.
  * c->nlines (>= 1) is counted down to 0. Caller-saved registers and s0.
  */
@@ -1156,7 +1189,7 @@ typedef struct
 /* One output in register V: t3 = add, a5 = mh, a7 = f, a6 = xlim, t4 temporary, t5 =
    zero, t6 = act_max, a2 = output pointer, a3 = output step. */
 #define XCV_RQ1_STORE(R) XCV_SB_PR(R, a2, a3)
-#define XCV_RQ1(V, L) "add " #V ", " #V ", t3\n\t" XCV_RQ_SPLIT(V, a5, a7, a6, t4, t6, XCV_RQ1_STORE, L)
+#define XCV_RQ1(V, L) "add " #V ", " #V ", t3\n\t" XCV_RQ_SPLIT(V, a5, a7, a6, t4, XCV_RQ1_STORE, L)
 #define XCV_RQ1_FIX(V, L) XCV_RQ_SPLIT_FIX(V, t5, t4, XCV_RQ1_STORE, L)
 
 CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst, int32_t dstep, cv_xrq_lines_args *c)
