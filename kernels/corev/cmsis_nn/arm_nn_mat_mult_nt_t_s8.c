@@ -63,6 +63,113 @@ static void cv_mm_direct(const int8_t *lhs,
     }
 }
 
+#if COREV_XCV
+/*
+ * CORE-V, K = 8 or 16 under a ReLU, rows one after the other (MobileNet's 1x1 layers
+ * over 8 and 16 channels): two output channels a pass over all rows, their weights,
+ * initial values and output-stage words in registers, each row's 2 or 4 words loaded
+ * once a pass and the two outputs stored in the same loop (cv_xgemm_4x4q's output stage:
+ * 7 instructions a sum >= 0, a sum < 0 stores act_min; the exact stage out of line).
+ * Per row and pass 22 instructions for K = 8, 28 for 16; through the panels and the 4 x 4
+ * kernel a tile of 16 outputs also paid about 60 cycles of set-up (its pointers, 16
+ * initial values, the output stage's words loaded again) and the rows were copied into
+ * panels first.
+ */
+typedef struct
+{
+    const int8_t *in;   /* 0: row 0 */
+    const int8_t *end;  /* 4: past the last row */
+    int8_t *out;        /* 8: row 0, the first of the two channels */
+    int32_t ostep;      /* 12: bytes from a row's outputs to the next's */
+    uint32_t w[8];      /* 16: the two channels' weight words (4 each, K = 8 uses 2) */
+    int32_t init[2];    /* 48 */
+    uint32_t rq[2][3];  /* 56: mh, f, xlim of each (cv_xrq_prep's) */
+    int32_t act_min;    /* 80: (its byte is what a sum < 0 stores) */
+    int32_t act_max;    /* 84 */
+    uint32_t m2[2];     /* 88: the exact stage's words */
+    uint32_t offsh[2];  /* 96 */
+    uint32_t sh[2];     /* 104 */
+} cv_xpair_args;
+_Static_assert(offsetof(cv_xpair_args, sh) == 104, "cv_xpair's offsets");
+
+/* Registers: in a0 (the args at 52(sp)), end a4, outputs a1 and a3 (a1 + 1), ostep a2,
+   weights s0-s3 and s4-s7, initial values s8 s9, mh f xlim s10 s11 a5 and a6 a7 ra,
+   act_min's byte t6, the row's words t0-t3 (then the output stage's temporaries t0 t1),
+   the sums t4 t5. */
+#define XCV_PAIR_OUT(X, MH, F, XLIM, PTR, L)                                                                           \
+    "bgeu " #X ", " #XLIM ", " #L "0f\n\tmul t0, " #X ", " #MH "\n\tadd t1, t0, " #X "\n\t" XCV_ADDN22(t0, t0, F)      \
+        XCV_ADDN22(t1, t1, F) "bne t0, t1, " #L "3f\n\t" XCV_SB_PR(t0, PTR, a2) #L "4:\n\t"
+/* its out-of-line part: a sum < 0 stores act_min, the exact stage (channel C) */
+#define XCV_PAIR_FIX(X, PTR, L, C)                                                                                     \
+    #L "0:\n\tbgez " #X ", " #L "3f\n\t" XCV_SB_PR(t6, PTR, a2) "j " #L "4b\n"                                         \
+    #L "3:\n\tlw t0, 52(sp)\n\t" XCV_RQ_EXACT(X, t1, t2, #C "*4+88(t0)", #C "*4+96(t0)", #C "*4+104(t0)")             \
+    "lw t1, 80(t0)\n\t" XCV_MAX(X, X, t1) "lw t1, 84(t0)\n\t" XCV_MIN(X, X, t1) XCV_SB_PR(X, PTR, a2) "j " #L "4b\n"
+#define XCV_PAIR_KERNEL(NAME, LOADS, DOTS)                                                                             \
+    CV_XCV_NAKED void NAME(const cv_xpair_args *args)                                                                  \
+    {                                                                                                                  \
+        (void)args;                                                                                                    \
+        __asm__ volatile(".option push\n\t"                                                                            \
+                         ".option norvc\n\t" XCV_PROLOGUE "sw a0, 52(sp)\n\t"                                           \
+                         "lw a4, 4(a0)\n\tlw a1, 8(a0)\n\tlw a2, 12(a0)\n\taddi a3, a1, 1\n\t"                         \
+                         "lw s0, 16(a0)\n\tlw s1, 20(a0)\n\tlw s2, 24(a0)\n\tlw s3, 28(a0)\n\t"                         \
+                         "lw s4, 32(a0)\n\tlw s5, 36(a0)\n\tlw s6, 40(a0)\n\tlw s7, 44(a0)\n\t"                         \
+                         "lw s8, 48(a0)\n\tlw s9, 52(a0)\n\tlw s10, 56(a0)\n\tlw s11, 60(a0)\n\tlw a5, 64(a0)\n\t"       \
+                         "lw a6, 68(a0)\n\tlw a7, 72(a0)\n\tlw ra, 76(a0)\n\tlw t6, 80(a0)\n\tlw a0, 0(a0)\n"           \
+                         "1:\n\t" LOADS "mv t4, s8\n\tmv t5, s9\n\t" DOTS                                               \
+                         XCV_PAIR_OUT(t4, s10, s11, a5, a1, 1) XCV_PAIR_OUT(t5, a6, a7, ra, a3, 2)                       \
+                         "bne a0, a4, 1b\n\t" XCV_EPILOGUE XCV_PAIR_FIX(t4, a1, 1, 0) XCV_PAIR_FIX(t5, a3, 2, 1)         \
+                         ".option pop\n\t");                                                                           \
+    }
+XCV_PAIR_KERNEL(cv_xpair8, XCV_LW_PI(t0, a0, 4) XCV_LW_PI(t1, a0, 4),
+                XCV_SDOTSP(t4, t0, s0) XCV_SDOTSP(t5, t0, s4) XCV_SDOTSP(t4, t1, s1) XCV_SDOTSP(t5, t1, s5))
+XCV_PAIR_KERNEL(cv_xpair16, XCV_LW_PI(t0, a0, 4) XCV_LW_PI(t1, a0, 4) XCV_LW_PI(t2, a0, 4) XCV_LW_PI(t3, a0, 4),
+                XCV_SDOTSP(t4, t0, s0) XCV_SDOTSP(t5, t0, s4) XCV_SDOTSP(t4, t1, s1) XCV_SDOTSP(t5, t1, s5)
+                    XCV_SDOTSP(t4, t2, s2) XCV_SDOTSP(t5, t2, s6) XCV_SDOTSP(t4, t3, s3) XCV_SDOTSP(t5, t3, s7))
+#undef XCV_PAIR_KERNEL
+#undef XCV_PAIR_OUT
+#undef XCV_PAIR_FIX
+
+/* The rows times count (even) channels of K = 8 or 16 (rows: rows * K bytes from in,
+   aligned to 4), two channels a pass; rq: cv_xrq_prep's words, under a ReLU. */
+static void cv_xmm_pairs(const int8_t *in,
+                         int32_t rows,
+                         int32_t K,
+                         const int8_t *w,
+                         int32_t count,
+                         const int32_t *init,
+                         const uint32_t *rq,
+                         int8_t *dst,
+                         const cv_out_params *o)
+{
+    cv_xpair_args a;
+    a.in = in;
+    a.end = in + rows * K;
+    a.ostep = o->dst_stride;
+    a.act_min = o->act_min;
+    a.act_max = o->act_max;
+    for (int32_t n = 0; n < count; n += 2, w += 2 * K, rq += 2 * CV_XRQ_WORDS)
+    {
+        for (int32_t c = 0; c < 2; c++)
+        {
+            const uint32_t *q = rq + c * CV_XRQ_WORDS;
+            for (int32_t g = 0; g < 4; g++)
+            {
+                a.w[4 * c + g] = 4 * g < K ? cv_lw_any(w + c * K + 4 * g) : 0;
+            }
+            a.init[c] = init[n + c];
+            a.rq[c][0] = q[0];
+            a.rq[c][1] = q[1];
+            a.rq[c][2] = q[2];
+            a.m2[c] = q[5];
+            a.offsh[c] = q[6];
+            a.sh[c] = q[7];
+        }
+        a.out = dst + n;
+        (K == 8 ? cv_xpair8 : cv_xpair16)(&a);
+    }
+}
+#endif
+
 /* The LHS rows of a call: row m at line (m / per_line) * line_step + (m % per_line) * step
    bytes from lhs (the rows of a 1x1 convolution's output pixels, strided). */
 typedef struct
@@ -125,6 +232,14 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
                 : NULL;
 #endif
         cv_rows rows_at = {lhs, lhs, 0, per_line, step, line_step};
+#if COREV_XCV
+        if (rq && (K == 8 || K == 16) && step == K && per_line == lhs_rows && ((uintptr_t)lhs & 3) == 0 &&
+            (count & 1) == 0 && cv_rq_relu(dst_offset, activation_min))
+        {
+            cv_xmm_pairs(lhs, lhs_rows, K, w, count, init, rq, dst + nb, &o);
+            continue;
+        }
+#endif
 
         if (K > CV_MM_KMAX)
         {
