@@ -906,8 +906,8 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
  * is 3 cv.sdotsp.b of the window's 3 such words against the channel's 3 words of
  * weights ((w0 w1 w2 0): the 4th byte adds nothing), then cv_xrq_lines' output stage
  * (one mul for a sum >= 0, act_min for a sum < 0 under the ReLU, the exact stage out
- * of line) and the store: 18 instructions an output with stride 1. Stride 2 loads two
- * new triples an output. Returns 0 (nothing done) for other layers: no ReLU, larger
+ * of line), cv.min with act_max and the store: 18 instructions an output with stride 1.
+ * Stride 2 loads two new triples an output. Returns 0 (nothing done) for other layers: no ReLU, larger
  * maps, strides other than 1 or 2 along the line, requantization outside
  * cv_xrq_make's mode, a padded input larger than the band.
  */
@@ -959,7 +959,7 @@ _Static_assert(offsetof(cv_xdwc_args, stride2) == 88, "cv_xdwc's offsets");
 #define XCV_DWC_STORE(R) XCV_SB_PR(R, a3, a4)
 #define XCV_DWC_OUTPUT(A, B, C, L) /* the output of the window's words A B C, t4 = init */                   \
     XCV_SDOTSP(t4, A, s0) XCV_SDOTSP(t4, B, s1) XCV_SDOTSP(t4, C, s2)                                         \
-        XCV_RQ_SPLIT_IN(t4, s3, s4, s5, t5, t6, XCV_DWC_STORE, L)
+        XCV_RQ_SPLIT_IN(t4, s3, s4, s5, t5, t6, XCV_MIN(t5, t5, a7), XCV_DWC_STORE, L)
 /* its out-of-line parts: a sum < 0 stores act_min (a sum >= xlim goes on); the exact stage */
 #define XCV_DWC_OUTPUT_FIX(L)                                                                                  \
     #L "0:\n\tbgez t4, " #L "3f\n\t" XCV_DWC_STORE(s11) "j " #L "4b\n"                                        \
@@ -978,12 +978,12 @@ _Static_assert(offsetof(cv_xdwc_args, stride2) == 88, "cv_xdwc's offsets");
     "bnez s8, " #L "b\n\t"
 
 /* Stride 1: the output of the window A B (and the triple after them, loaded into A once
-   its product is taken: B A is then the next window's first two), t4 = init; 17
+   its product is taken: B A is then the next window's first two), t4 = init; 18
    instructions. */
 #define XCV_DWC_OUTPUT_S1(A, B, L)                                                                             \
     "mv t4, s6\n\t" XCV_SDOTSP(t4, A, s0) "lw t5, 4(a1)\n\tlw t6, 8(a1)\n\t" XCV_LW_PR(A, a1, a2)                    \
         XCV_SDOTSP(t4, B, s1) XCV_SHUFFLE2(A, t5, a5) XCV_SHUFFLE2(A, t6, a6) XCV_SDOTSP(t4, A, s2)               \
-            XCV_RQ_SPLIT_IN(t4, s3, s4, s5, t5, t6, XCV_DWC_STORE, L)
+            XCV_RQ_SPLIT_IN(t4, s3, s4, s5, t5, t6, XCV_MIN(t5, t5, a7), XCV_DWC_STORE, L)
 /* Stride 1 along the lines (labels 1 to 4) loads one new triple an output, two outputs an
    iteration (t0 t1, then t1 t0: no moves; with a move of each triple and the count an
    output, MobileNet's 6 x 6 x 128 layers took about 3 cycles an output more), then an
@@ -1116,7 +1116,6 @@ static __attribute__((noinline)) int cv_xdw3_cols(const cv_dw3_geom *g,
                fneg, xneg under the ReLU */
             uint32_t fast[3];
             cv_rq_fast(fast, mult[c + j], -shift[c + j], g->out_off);
-            fast[2] = cv_xrq_xlim(fast, g->act_max);
             a[j].mh = fast[0];
             a[j].f = fast[1];
             a[j].xlim = fast[2];

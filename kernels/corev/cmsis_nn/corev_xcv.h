@@ -317,14 +317,16 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
 /* cv.addN rd, a, b, 22: rd = (a + b) >> 22 (XCV_RQ_Y_SHIFT), arithmetic (opcode 1011011,
    funct3 010, the shift in funct7) */
 #define XCV_ADDN22(rd, a, b) ".insn r 0x5b, 2, " XCV_RQ_Y_SHIFT ", " #rd ", " #a ", " #b "\n\t"
-#define XCV_RQ_SPLIT(X, MH, F, XLIM, T, STORE, L) XCV_RQ_SPLIT_IN(X, MH, F, XLIM, t0, T, STORE, L)
+#define XCV_RQ_SPLIT(X, MH, F, XLIM, T, STORE, L) XCV_RQ_SPLIT_IN(X, MH, F, XLIM, t0, T, "", STORE, L)
 /* The same with its registers named (the depthwise kernels, whose t0 holds input): the
-   temporaries T0 and T, the result in T0. */
-#define XCV_RQ_SPLIT_IN(X, MH, F, XLIM, T0, T, STORE, L)                                                      \
+   temporaries T0 and T, the result in T0, CLAMP before the store (cv_xdwc's cv.min with
+   its xlim not lowered: a divu a channel costs more than a cycle an output on maps of 36
+   outputs a channel and less). */
+#define XCV_RQ_SPLIT_IN(X, MH, F, XLIM, T0, T, CLAMP, STORE, L)                                                      \
     "bgeu " #X ", " #XLIM ", " #L "0f\n\t"                                                                              \
     "mul " #T0 ", " #X ", " #MH "\n\t"                                                                                 \
     "add " #T ", " #T0 ", " #X "\n\t" XCV_ADDN22(T0, T0, F) XCV_ADDN22(T, T, F)                                        \
-    "bne " #T0 ", " #T ", " #L "3f\n\t" #L "2:\n\t" STORE(T0) #L "4:\n\t"
+    "bne " #T0 ", " #T ", " #L "3f\n\t" CLAMP #L "2:\n\t" STORE(T0) #L "4:\n\t"
 /* Its out-of-line parts (after the function's return), per register. Register ZERO
    (cv_xrq_zero) is act_min's byte (0 to 255) under a ReLU, else INT32_MIN: one signed
    compare sends a sum >= ZERO on (a sum < 0 without the ReLU, a sum >= xlim) and lets a
