@@ -346,10 +346,12 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
     ", 31\n\tadd " #V ", " #V ", " #B "\n\tslt " #B ", " #V ", zero\n\t" XCV_SUBN1(V, V, B) "lw " #A ", " OFFSH "\n\t"   \
     "lw " #B ", " SH "\n\t" XCV_ADDRNR(V, A, B)
 /* The shared code's exact stage alone (labels 95 and 97), for a kernel that handles
-   every sum <= 0 itself (cv_xgemm_4x4q). */
+   every sum <= 0 itself (cv_xgemm_4x4q). LO, HI: the memory operands of act_min and
+   act_max (the paths need no register for them). */
 #define XCV_RQ_SHARED_EXACT(V, A, B, RESTORE, M2, OFFSH, SH, LO, HI, STORE)                                            \
     "95:\n"                                                                                                             \
-    "97:\n\t" XCV_RQ_EXACT(V, A, B, M2, OFFSH, SH) "lw " #A ", " LO "\n\t" XCV_MAX(V, V, A) XCV_MIN(V, V, HI)             \
+    "97:\n\t" XCV_RQ_EXACT(V, A, B, M2, OFFSH, SH) "lw " #A ", " LO "\n\t" XCV_MAX(V, V, A) "lw " #A ", " HI "\n\t"       \
+        XCV_MIN(V, V, A)                                                                                               \
         STORE(V) RESTORE "jr t0\n"
 /* A sum <= 0 without a ReLU, in V: cv_rq_fast_neg's path (memory operands XNEG, FNEG, LO:
    xneg, fneg, act_min; register MH), then cv.max with act_min and the store (STORE), then
@@ -366,8 +368,8 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
    96: a sum <= 0 without a ReLU (XCV_RQ_NEG, memory operands FNEG, XNEG, LO; register
    MH); 95 (97): the exact stage for what the paths leave: t = (x m + 2^30) >> 31 (mul,
    mulhsu, the low word's bit 31), (t - (t < 0)) >> 1, cv.addRNr with out_off << sh and
-   sh = e - 1, both clamps. M2, OFFSH, SH, LO: the memory operands of 2 m, out_off << sh
-   minus 2^(sh - 1), sh and act_min. One copy instead of one per register (5 in
+   sh = e - 1, both clamps. M2, OFFSH, SH, LO, HI: the memory operands of 2 m, out_off <<
+   sh minus 2^(sh - 1), sh, act_min and act_max. One copy instead of one per register (5 in
    cv_xrq_lines) keeps the text small; the sums that take it pay a few cycles for the
    call (ResNet-8 took 45 K cycles more when A and B were saved and restored and 96
    jumped to 95's store). */
@@ -517,7 +519,7 @@ typedef struct
 _Static_assert(offsetof(cv_xgemmq_args, back) == 52 && offsetof(cv_xgemmq_args, dadv) == 80, "cv_xgemm_4x4q's offsets");
 
 /* cv_xgemm_4x4q: a2 = mh, a3 = f, a4 = xlim (ra: past the channel's words), a5 temporary,
-   a6 = zero, a7 = act_max, t1 = output pointer, t2 = row step. */
+   a6 = zero, t1 = output pointer, t2 = row step (act_max: only the exact stage reads it). */
 #define XCV_G4_STORE(R) XCV_SB_PR(R, t1, t2)
 #define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a5, XCV_G4_STORE, L)
 /* The out-of-line part of one register (XCV_RQ_SPLIT_FIX's, with a sum < 0 without a
@@ -576,7 +578,6 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
                      "lw t2, 32(a1)\n\t"
                      "lw ra, 36(a1)\n\t"
                      "lw a6, 40(a1)\n\t"
-                     "lw a7, 48(a1)\n\t"
                      "addi a0, t1, 4\n\t"
                      "sw a0, 28(a1)\n\t"
                      "lw a0, 52(a1)\n\t" XCV_RQ_CHANNEL(s0, s1, s2, s3, 10) XCV_RQ_CHANNEL(s4, s5, s6, s7, 11)
@@ -600,7 +601,7 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
                      "8:\n\t" XCV_EPILOGUE XCV_RQ_CHANNEL_FIX(s0, s1, s2, s3, 10)
                          XCV_RQ_CHANNEL_FIX(s4, s5, s6, s7, 11) XCV_RQ_CHANNEL_FIX(s8, s9, s10, s11, 12)
                              XCV_RQ_CHANNEL_FIX(t3, t4, t5, t6, 13) XCV_RQ_SHARED_EXACT(a5, a4, a6, "lw a4, -24(ra)\n\tlw a6, 40(a1)\n\t", "-12(ra)", "-8(ra)",
-                                                                         "-4(ra)", "44(a1)", a7, XCV_G4_STORE) ".option pop\n\t");
+                                                                         "-4(ra)", "44(a1)", "48(a1)", XCV_G4_STORE) ".option pop\n\t");
 }
 #undef XCV_RQ_REG
 #undef XCV_RQ_FIX
@@ -1189,7 +1190,7 @@ typedef struct
 } cv_xrq_lines_args;
 
 /* One output in register V: t3 = add, a5 = mh, a7 = f, a6 = xlim, t4 temporary, t5 =
-   zero, t6 = act_max, a2 = output pointer, a3 = output step. */
+   zero, a2 = output pointer, a3 = output step. */
 #define XCV_RQ1_STORE(R) XCV_SB_PR(R, a2, a3)
 #define XCV_RQ1(V, L) "add " #V ", " #V ", t3\n\t" XCV_RQ_SPLIT(V, a5, a7, a6, t4, XCV_RQ1_STORE, L)
 #define XCV_RQ1_FIX(V, L) XCV_RQ_SPLIT_FIX(V, t5, t4, XCV_RQ1_STORE, L)
@@ -1210,7 +1211,6 @@ CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst
                      "lw a7, 8(a4)\n\t"
                      "lw a6, 12(a4)\n\t"
                      "lw t5, 24(a4)\n\t"
-                     "lw t6, 32(a4)\n\t"
                      "5:\n\t"
                      "srli s0, a1, 2\n\t"
                      "beqz s0, 2f\n\t"
@@ -1239,7 +1239,7 @@ CV_XCV_SHARED_NAKED void cv_xrq_lines(const int32_t *acc, int32_t n, int8_t *dst
                      "addi sp, sp, 16\n\t"
                      "ret\n" XCV_RQ1_FIX(t1, 60) XCV_RQ1_FIX(t2, 61) XCV_RQ1_FIX(t1, 62) XCV_RQ1_FIX(t2, 63)
                          XCV_RQ1_FIX(t1, 64) XCV_RQ_SHARED(t4, a5, a6, a7, t3, "lw a6, 12(a4)\n\tlw a7, 8(a4)\n\tlw t3, 0(a4)\n\t", "16(a4)", "20(a4)", "36(a4)", "40(a4)",
-                                                           "44(a4)", "28(a4)", t6, XCV_RQ1_STORE) ".option pop\n\t");
+                                                           "44(a4)", "28(a4)", "32(a4)", XCV_RQ1_STORE) ".option pop\n\t");
 }
 #undef XCV_RQ1
 #undef XCV_RQ1_FIX
