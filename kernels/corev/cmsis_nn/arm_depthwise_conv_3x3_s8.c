@@ -501,7 +501,9 @@ static int32_t cv_dw3_prep(const cv_dw3_geom *g,
  * Lines longer than the buffer allows go in chunks of outputs. Returns 0 (nothing done)
  * where neither axis has stride 1 or 2, or -input_offset is no int8.
  */
-#define CV_XDW_BUF 1536 /* bytes of transposed input lines */
+#define CV_XDW_BUF 3072 /* bytes of transposed input lines (with 1536, MobileNet's depthwise
+                           layers took 76 K cycles more: bands of 3 to 11 lines, each with
+                           its set-up and 2 lines transposed again) */
 #define CV_XDW_ACC 160  /* accumulators per call */
 
 /* One line of the band for channels c .. c + nc - 1 (nc <= 4): channel j at
@@ -709,7 +711,8 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
 
     /* Strips per chunk: 3 lines x 4 channels of Lb bytes in the buffer, 4 x strips
        accumulators per line in the accumulator buffer. */
-    const int32_t nmax = sF == 1 ? CV_XDW_BUF / 48 - 1 : (CV_XDW_BUF / 12 - 4) / 8;
+    const int32_t nbuf = sF == 1 ? CV_XDW_BUF / 48 - 1 : (CV_XDW_BUF / 12 - 4) / 8;
+    const int32_t nmax = nbuf < CV_XDW_ACC / 4 ? nbuf : CV_XDW_ACC / 4; /* a call's strips fit too */
     int32_t n = (OF + 3) >> 2;
     n = n < nmax ? n : nmax;
     const int32_t Lb = sF == 1 ? 4 * (n + 1) : 8 * n + 4;
@@ -1023,14 +1026,20 @@ CV_XCV_NAKED void cv_xdwc(const cv_xdwc_args *args, int32_t nc)
 #undef XCV_DWC_PROLOGUE
 #undef XCV_DWC_NEXT_LINE
 
-/* 1 if every channel's requantization is in cv_xrq_make's mode (its checks). */
+/* 1 if every channel's requantization is in cv_xrq_make's mode (its checks: cv_xq_make's
+   mode 1 with pre = 1 is a multiplier >= 0 and a shift in [-31, -2]; the offset's bound of
+   cv_rq_h_with_offset holds for |out_off| <= 255 where sh = -shift - 1 <= 22, and is
+   tested otherwise). A few instructions a channel: MobileNet's small-map layers check
+   1,088 channels. */
 static int32_t cv_xdwc_rq_ok(const cv_dw3_geom *g, const int32_t *mult, const int32_t *shift)
 {
+    const int32_t small_off = g->out_off >= -255 && g->out_off <= 255;
     for (int32_t c = 0; c < g->C; c++)
     {
-        const cv_xq x = cv_xq_make(mult[c], shift[c]);
+        const int32_t sh = -shift[c] - 1;
         int32_t h;
-        if (x.mode != 1 || x.pre != 1 || !cv_rq_h_with_offset(1, x.sh, g->out_off, &h))
+        if (mult[c] < 0 || (uint32_t)(sh - 1) > 29u ||
+            ((sh > 22 || !small_off) && !cv_rq_h_with_offset(1, sh, g->out_off, &h)))
         {
             return 0;
         }
