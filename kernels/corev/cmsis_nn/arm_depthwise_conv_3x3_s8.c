@@ -910,9 +910,9 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
  * weights ((w0 w1 w2 0): the 4th byte adds nothing), then cv_xrq_lines' output stage
  * (one mul for a sum >= 0, act_min for a sum < 0 under the ReLU, the exact stage out
  * of line), cv.min with act_max and the store: 18 instructions an output with stride 1.
- * Stride 2 loads two new triples an output. Returns 0 (nothing done) for other layers: no ReLU, larger
- * maps, strides other than 1 or 2 along the line, requantization outside
- * cv_xrq_make's mode, a padded input larger than the band.
+ * Stride 2 loads two new triples an output. Returns 0 (nothing done) for other layers:
+ * no ReLU, larger maps, strides other than 1 or 2 along the line, requantization
+ * outside cv_xrq_make's mode, a padded input larger than the band.
  */
 #define CV_XDWC_WORDS 512 /* words of the band (2 KiB on the stack): the whole input, padded */
 /* Outputs a channel up to which this pays: its loop takes longer an output than
@@ -971,7 +971,7 @@ _Static_assert(offsetof(cv_xdwc_args, stride2) == 88 && sizeof(cv_xdwc_args) == 
 #define XCV_DWC_PROLOGUE                                                                                       \
     ".option push\n\t"                                                                                          \
     ".option norvc\n\t" XCV_PROLOGUE "sw a1, 52(sp)\n"                                                         \
-    "0:\n\tlw a1, 0(a0)\n\tlw a2, 4(a0)\n\tlw s7, 8(a0)\n\tlw s8, 12(a0)\n\t"       \
+    "0:\n\tlw a1, 0(a0)\n\tlw a2, 4(a0)\n\tlw s7, 8(a0)\n\tlw s8, 12(a0)\n\t"                                  \
     "lw s9, 16(a0)\n\tlw a3, 20(a0)\n\tlw a4, 24(a0)\n\tlw s10, 28(a0)\n\tlw a5, 32(a0)\n\tlw a6, 36(a0)\n\t"  \
     "lw s0, 40(a0)\n\tlw s1, 44(a0)\n\tlw s2, 48(a0)\n\tlw s6, 52(a0)\n\tlw s3, 56(a0)\n\tlw s4, 60(a0)\n\t"   \
     "lw s5, 64(a0)\n\tlw s11, 68(a0)\n\tlw a7, 72(a0)\n\t"

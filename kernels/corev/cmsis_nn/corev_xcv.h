@@ -305,7 +305,7 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
  * (for y and y + x: an add and a srai each before, 1 cycle more an output), bne, the
  * store: 7 cycles (10 with mulhsu). A sum of 0 takes the path too: y = f, whose shift is
  * out_off (f's rounding part is below 2^22), which is >= act_min. No clamp: xlim is at
- * most where the result would pass act_max (cv_xrq_clamp), so those sums take the exact
+ * most where the result would pass act_max (cv_xrq_xlim), so those sums take the exact
  * stage, which clamps. (A blez for the sums <= 0 and a cv.min with act_max each cost
  * every sum >= 0 a cycle.)
  * Out of line, a sum < 0 under a ReLU (act_min == out_off) stores act_min; otherwise it
@@ -380,28 +380,30 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
 /* Words per channel of cv_xrq_prep (the callers' buffers). */
 #define CV_XRQ_WORDS 8
 
-/* The multiply-only paths' constants {mh, f, xlim, fneg, xneg} of one channel
-   (cv_rq_fast, cv_rq_fast_neg). */
 /* cv_rq_fast's xlim of {mh, f, xlim} lowered to xc = ceil(((act_max + 1) 2^22 - f) / mh):
    for x < xc, x mh + f < (act_max + 1) 2^22, so the multiply-only path's result is at
    most act_max and needs no upper clamp; larger sums take the exact stage, which
    clamps. A divu (up to 35 cycles) per channel and call, for a cycle less every
-   output: callers that set up a channel more than once (cv_xdw3x3's bands) keep it. */
+   output. (Below xlim the path's results are below 2^9: act_max >= 511 needs no bound,
+   and otherwise (act_max + 1) 2^22 - f < 2^32, as |f| <= 2^30 + 2^22.) */
 CV_INLINE uint32_t cv_xrq_xlim(const uint32_t *w, int32_t act_max)
 {
+    if (act_max >= 511 || w[0] == 0)
+    {
+        return w[2];
+    }
     const int64_t n = ((int64_t)act_max + 1) * (1 << 22) - (int32_t)w[1];
     if (n <= 0)
     {
         return 0;
     }
-    if (w[0] == 0 || n >= (int64_t)1 << 31)
-    {
-        return w[2];
-    }
-    const uint32_t xc = ((uint32_t)n + w[0] - 1u) / w[0];
+    const uint32_t q = (uint32_t)n / w[0];
+    const uint32_t xc = q + ((uint32_t)n != q * w[0]);
     return xc < w[2] ? xc : w[2];
 }
 
+/* The multiply-only paths' constants {mh, f, xlim, fneg, xneg} of one channel
+   (cv_rq_fast, cv_rq_fast_neg, cv_xrq_xlim). */
 CV_INLINE void cv_xrq_fast(uint32_t *w, int32_t mult, int32_t e, int32_t out_off, int32_t act_max)
 {
     cv_rq_fast(w, mult, e, out_off);
@@ -488,8 +490,8 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4(cv_xgemm_args *args)
  * The same kernel with the output stage fused (all 4 rows present; every channel's
  * multiplier >= 0 and shift in [-31, -2], act_min <= out_off: cv_xrq_prep): after each
  * tile's K loop the 16 accumulators are requantized in registers by XCV_RQ_SPLIT (a
- * sum >= 0: one mul, the upper clamp, the store with the row step as post-increment;
- * the result is >= out_off >= act_min). A sum < 0 under a ReLU (act_min == out_off)
+ * sum >= 0: one mul, the store with the row step as post-increment; the result is >=
+ * out_off >= act_min, and <= act_max below xlim). A sum < 0 under a ReLU (act_min == out_off)
  * stores act_min; a sum < 0 without a ReLU takes cv_rq_fast_neg's path in its
  * register's out-of-line part (XCV_RQ_FIX); sums near a rounding tie or past xlim (or
  * xneg) run the shared exact stage. The tiles run in a counted loop, not a
@@ -531,8 +533,8 @@ _Static_assert(offsetof(cv_xgemmq_args, back) == 52 && offsetof(cv_xgemmq_args, 
    restores a4 itself. */
 #define XCV_RQ_FIX(X, L)                                                                                               \
     #L "0:\n\tbge " #X ", a6, " #L "5f\n\t" XCV_G4_STORE(a6) "j " #L "4b\n"                                            \
-    #L "5:\n\tbgez " #X ", " #L "3f\n\t" XCV_RQ_NEG(X, a2, a5, t0, a4, "-16(ra)", "-20(ra)", "44(a1)", #L "3f", XCV_G4_STORE,                  \
-                           "lw a4, -24(ra)\n\tj " #L "4b\n")                                                          \
+    #L "5:\n\tbgez " #X ", " #L "3f\n\t"                                                                                \
+    XCV_RQ_NEG(X, a2, a5, t0, a4, "-16(ra)", "-20(ra)", "44(a1)", #L "3f", XCV_G4_STORE, "lw a4, -24(ra)\n\tj " #L "4b\n") \
     #L "3:\n\tmv a5, " #X "\n\tjal t0, 95f\n\tj " #L "4b\n"
 /* A channel's 4 rows, then back to row 0 of the next channel (a0 = 4 * row step - 1). */
 #define XCV_RQ_CHANNEL(A, B, C, D, L)                                                                                  \
@@ -688,8 +690,9 @@ static CV_UNUSED int32_t cv_xrq_make(cv_xrq_args *q,
  * channel is in cv_xrq_make's mode, else 0 (the caller takes the C output stage). The
  * checks are cv_xrq_make's, written out: through cv_xrq_make (a whole cv_xrq_args a
  * channel) ResNet-8 took 12 K cycles more with the extensions. Under a ReLU every
- * channel's xlim must be above 255 (cv_xrq_zero): a shift of 0 or 1 after the doubling
- * multiply with a large output offset, which no export gave, takes the C stage.
+ * channel's xlim must be above 255 (cv_xrq_zero), else the block takes the C stage: xlim
+ * is about (act_max - out_off + 1) 2^(e + 1), so only a right shift e of a few bits with
+ * a narrow output range brings it below.
  */
 static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
                                      const int32_t *mult,
