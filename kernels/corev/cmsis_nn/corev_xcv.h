@@ -384,21 +384,23 @@ CV_XCV_NAKED void cv_xfilter_init(int32_t *init, const int8_t *w, int32_t count,
    for x < xc, x mh + f < (act_max + 1) 2^22, so the multiply-only path's result is at
    most act_max and needs no upper clamp; larger sums take the exact stage, which
    clamps. A divu (up to 35 cycles) per channel and call, for a cycle less every
-   output. (Below xlim the path's results are below 2^9: act_max >= 511 needs no bound,
-   and otherwise (act_max + 1) 2^22 - f < 2^32, as |f| <= 2^30 + 2^22.) */
+   output. (Below xlim the path's results are below 2^9: act_max >= 511 needs no bound;
+   otherwise t = (act_max + 1) 2^22 is an int32 for act_max >= -512, and t - f < 2^32,
+   as |f| <= 2^30 + 2^22: 32-bit arithmetic, 64 bytes less a copy than in int64.) */
 CV_INLINE uint32_t cv_xrq_xlim(const uint32_t *w, int32_t act_max)
 {
     if (act_max >= 511 || w[0] == 0)
     {
         return w[2];
     }
-    const int64_t n = ((int64_t)act_max + 1) * (1 << 22) - (int32_t)w[1];
-    if (n <= 0)
+    const int32_t t = (int32_t)((uint32_t)(act_max + 1) << 22);
+    if ((int32_t)w[1] >= t || act_max < -512)
     {
         return 0;
     }
-    const uint32_t q = (uint32_t)n / w[0];
-    const uint32_t xc = q + ((uint32_t)n != q * w[0]);
+    const uint32_t n = (uint32_t)t - w[1];
+    const uint32_t q = n / w[0];
+    const uint32_t xc = q + (n != q * w[0]);
     return xc < w[2] ? xc : w[2];
 }
 
