@@ -18,7 +18,6 @@
  */
 #include "corev_nn.h"
 
-/* The rounded average, clamped (the C path's last step). */
 /* The division by count (rounded half away from zero, as the C path) by a multiply:
    m = ceil(2^24 / count) gives floor(n / count) = (n m) >> 24 exactly for n count < 2^24,
    true for every n = |sum| + count / 2 <= 128.5 count when count <= 361 (then also
@@ -29,7 +28,8 @@ CV_INLINE uint32_t cv_avg_recip(int32_t count)
     return count <= 361 ? ((1u << 24) + (uint32_t)count - 1) / (uint32_t)count : 0;
 }
 
-/* Out of line: inlined at its 5 calls it took 300 bytes of text. */
+/* The rounded average, clamped (the C path's last step). Out of line: inlined at its 5
+   calls it took 300 bytes of text. */
 static __attribute__((noinline)) int8_t cv_avg_out(int32_t sum, int32_t count, uint32_t recip, int32_t act_min,
                                                    int32_t act_max)
 {
