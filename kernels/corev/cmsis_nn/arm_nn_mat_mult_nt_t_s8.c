@@ -278,6 +278,8 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
                     const int8_t *row = cv_rows_next(&rows_at);
 #if COREV_XCV
                     cv_xrow_dots(row, K, w, count, init, acc);
+                    cv_xrq_row(acc, count, rq, dst_multipliers + nb, dst_shifts + nb, out, &o);
+                    continue;
 #else
                     cv_row_dots(row, K, w, count, init, acc);
 #endif

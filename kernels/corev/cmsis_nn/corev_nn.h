@@ -49,6 +49,12 @@ CV_INLINE uint32_t cv_lw_any(const void *p)
     return v;
 }
 
+/* A word to any address (the CV32E40P splits a misaligned sw). */
+CV_INLINE void cv_sw_any(void *p, uint32_t v)
+{
+    __asm__ volatile("sw %1, 0(%2)" : "=m"(*(char(*)[4])p) : "r"(v), "r"(p));
+}
+
 /* ---------------------------------------------------------------------------------
  * Requantization, arm_nn_requantize(acc, mult, shift) for every int32 acc:
  *   x = acc << max(shift, 0)                          (int32, wrapping)

@@ -722,6 +722,47 @@ static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
     return ok;
 }
 
+/*
+ * The outputs of one row (the last 1 to 3 rows of a product): acc[n] of channel n at
+ * dst[n], through cv_xrq_prep's words (rq; NULL: none) where they give the exact result
+ * (XCV_RQ_SPLIT's test in C: a sum in [0, xlim) whose results with mh and mh + 1 agree;
+ * a sum < 0 under a ReLU stores act_min), else through cv_rq_out_any, which took the
+ * small DS-CNN's 1x1 layers about 70 cycles an output of their last row.
+ */
+static CV_UNUSED void cv_xrq_row(const int32_t *acc,
+                                 int32_t count,
+                                 const uint32_t *rq,
+                                 const int32_t *mult,
+                                 const int32_t *shift,
+                                 int8_t *dst,
+                                 const cv_out_params *o)
+{
+    const int32_t relu = cv_rq_relu(o->out_off, o->act_min);
+    for (int32_t n = 0; n < count; n++)
+    {
+        const int32_t x = acc[n];
+        if (rq)
+        {
+            const uint32_t *w = rq + CV_XRQ_WORDS * n;
+            if ((uint32_t)x < w[2])
+            {
+                const uint32_t y = (uint32_t)x * w[0] + w[1]; /* shifted by 22: CV_RQ_Y_SHIFT */
+                if (((int32_t)y >> 22) == ((int32_t)(y + (uint32_t)x) >> 22))
+                {
+                    dst[n] = (int8_t)((int32_t)y >> 22);
+                    continue;
+                }
+            }
+            else if (x < 0 && relu)
+            {
+                dst[n] = (int8_t)o->act_min;
+                continue;
+            }
+        }
+        dst[n] = cv_rq_out_any(x, mult[n], shift[n], o->out_off, o->act_min, o->act_max);
+    }
+}
+
 /* Output channels per call of cv_xgemm_4x4 (their accumulators on the stack). */
 #define CV_XGEMM_NCH 16
 
@@ -1065,12 +1106,6 @@ CV_INLINE uint32_t cv_xshuffle2(uint32_t d, uint32_t s, uint32_t sel)
 {
     __asm__(".insn r 0x7b, 1, 0x70, %0, %1, %2" : "+r"(d) : "r"(s), "r"(sel));
     return d;
-}
-
-/* A word to any address (the CV32E40P splits a misaligned sw). */
-CV_INLINE void cv_xstore_word(void *p, uint32_t v)
-{
-    __asm__ volatile("sw %1, 0(%0)" : : "r"(p), "r"(v), "m"(*(char(*)[4])p));
 }
 
 /* cv.shuffle2.b rd, rs1, rs2: byte i of rd becomes byte rs2[i] & 3 of (rs2[i] & 4 ? rs1 : rd)
@@ -1595,25 +1630,28 @@ CV_INLINE uint32_t cv_xadd_b(uint32_t a, uint32_t b)
 /*
  * Dot products of one row x (int8, K) with `count` weight rows (K apart): acc[n] =
  * init[n] + x . w_n (cv_row_dots with the SIMD fully connected kernels: 8 rows, then 4,
- * then one at a time; the last K % 4 values in C).
+ * then one at a time; the last K % 4 values in C). The kernels write into acc: through
+ * a buffer and a copy in C, the small DS-CNN's last rows took about 35 cycles a channel
+ * more.
  */
 static CV_UNUSED void cv_xrow_dots(const int8_t *x, int32_t K, const int8_t *w, int32_t count, const int32_t *init,
                                    int32_t *acc)
 {
     const int32_t groups = K >> 2, k4 = K & ~3;
     const uint32_t *xv = (const uint32_t *)(const void *)x;
-    int32_t r8[8];
     for (int32_t n = 0; n < count;)
     {
-        int32_t nr;
+        /* 8 and 4 rows straight into acc; one row (computed 4 times) through r4 */
+        int32_t *out = acc + n;
+        int32_t nr, r4[4];
         if (groups && count - n >= 8)
         {
-            cv_xfc8(xv, w, K, groups, r8, init + n);
+            cv_xfc8(xv, w, K, groups, out, init + n);
             nr = 8;
         }
         else if (groups && count - n >= 4)
         {
-            cv_xfc4s(xv, w, K, groups, r8, init + n);
+            cv_xfc4s(xv, w, K, groups, out, init + n);
             nr = 4;
         }
         else
@@ -1621,22 +1659,22 @@ static CV_UNUSED void cv_xrow_dots(const int8_t *x, int32_t K, const int8_t *w, 
             const int32_t init4[4] = {init[n], init[n], init[n], init[n]};
             if (groups)
             {
-                cv_xfc4s(xv, w, 0, groups, r8, init4);
+                cv_xfc4s(xv, w, 0, groups, r4, init4);
             }
             else
             {
-                r8[0] = init[n];
+                r4[0] = init[n];
             }
+            out[0] = r4[0];
             nr = 1;
         }
-        for (int32_t j = 0; j < nr; j++)
+        /* K's last 1 to 3 values (none from the panels' callers: K a multiple of 4) */
+        for (int32_t k = k4; k < K; k++)
         {
-            int32_t a = r8[j];
-            for (int32_t k = k4; k < K; k++)
+            for (int32_t j = 0; j < nr; j++)
             {
-                a += x[k] * w[j * K + k];
+                out[j] += x[k] * w[j * K + k];
             }
-            acc[n + j] = a;
         }
         n += nr;
         w += nr * K;
