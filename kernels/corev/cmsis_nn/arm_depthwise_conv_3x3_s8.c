@@ -550,9 +550,13 @@ cv_xdw3_fill(int8_t *line, int32_t Lb, const int8_t *src, int32_t in_f, int32_t 
  * branch for 4 outputs where there were two and two counter steps. An odd last output
  * takes one more window. The reads reach one
  * byte past the last window (cv_xdw3x3's lines are 4 bytes longer than its outputs
- * need). The channel's words come from cv_xrq_make, per call: writing them out once a
- * group of channels (as cv_xdw3_cols does) was faster on the kernel fixture but slower
- * on DS-CNN and MobileNet (by 0.5 % and 0.1 %, commit 8fa75e1).
+ * need). With stride 1 both ways, two output lines at a time: per pair of outputs of
+ * each the 4 input lines' words, the middle two shared (4 loads for 4 outputs, where
+ * they took 6), and one line's overhead for two (the small DS-CNN's 3x3 layers took
+ * 7.6 K cycles each less); a last odd line as above. The channel's words come from
+ * cv_xrq_make, per call: writing them out once a group of channels (as cv_xdw3_cols
+ * does) was faster on the kernel fixture but slower on DS-CNN and MobileNet (by 0.5 %
+ * and 0.1 %, commit 8fa75e1).
  * The sums start at 0 (the first product of each output is cv.dotsp.b), and the initial
  * value I (bias + offset x filter sum) is folded into the output stage's words instead:
  * y = (X + I) mh + f = X mh + (f + I mh), y + x = X mh + X + (f + I mh + I), x <= 0 is
@@ -576,42 +580,109 @@ typedef struct
     uint32_t w[6];    /* 84: (w0 w1 w2 0) of kernel lines 0..2, then (0 w0 w1 w2) */
     int32_t stride2;  /* 108: 0 for stride 1 along the lines, else stride 2 */
     int32_t ni;       /* 112: -I */
+    /* Two output lines at a time (stride 1 along and across the lines, nlines >= 2): */
+    int32_t two;      /* 116: 1 to take them so */
+    int32_t oline;    /* 120: bytes from an output line to the next */
+    int32_t radv2;    /* 124: added to the line pointers after two lines (2 pitch - 2 pairs) */
+    int32_t oadv2;    /* 128: added to out after two lines */
 } cv_xdwp_args;
-_Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, ni) == 112, "cv_xdwp's offsets");
+_Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, oadv2) == 128, "cv_xdwp's offsets");
 
-/* Registers of cv_xdwp: args a0, line pointers a1-a3, out a4, ostep a5, -I a6, lines a7,
-   (w0 w1 w2 0) s0-s2, (0 w0 w1 w2) s3-s5, mh s6, f + I mh s7, xlim - I s8, f + I mh + I
-   s9, act_max s10, act_min s11; the lines' words t0-t2, the sums t3, t4, temporary t5
-   (and t0, t6 in the output stage), the pairs of a line ra. */
+/* Registers of cv_xdwp: args a0, line pointers a1-a3 (and gp: line 3 of two output
+   lines), out a4, ostep a5, -I a6, lines a7, (w0 w1 w2 0) s0-s2, (0 w0 w1 w2) s3-s5, mh s6,
+   f + I mh s7, xlim - I s8, f + I mh + I s9, act_min s11 (act_max: 32(a0), the exact
+   stage's alone); one line: its words t0-t2, the sums t3, t4, temporary t5 (and t0, t6 in
+   the output stage); two lines: the words t0-t2, t5, the sums t3, t4 (line 0) and t6,
+   s10 (line 1), temporaries t1, t2 once the words are used, the line step of the outputs
+   tp; the pairs' end ra. */
 #define XCV_DWP_STORE(R) XCV_SB_PR(R, a4, a5)
-/* XCV_RQ_SPLIT with I folded in (signed compares with -I and xlim - I), the result in t0 */
-#define XCV_DWP_OUTPUT(X, L)                                                                                   \
+/* the second line's outputs: at out + oline, out unchanged (cv.sb rs2, rs3(rs1)) */
+#define XCV_DWP_STORE1(R) ".insn r 0x2b, 3, 0x14, tp, a4, " #R "\n\t"
+/* XCV_RQ_SPLIT with I folded in (signed compares with -I and xlim - I), the result in t0,
+   temporary T */
+#define XCV_DWP_OUT(X, T, STORE, L)                                                                            \
     "bge a6, " #X ", " #L "0f\n\t"                                                                             \
     "bge " #X ", s8, " #L "3f\n\t"                                                                             \
     "mul t0, " #X ", s6\n\t"                                                                                   \
-    "add t5, t0, " #X "\n\t" XCV_ADDN22(t0, t0, s7) XCV_ADDN22(t5, t5, s9) "bne t0, t5, " #L "3f\n\t"           \
-        #L "2:\n\t" XCV_DWP_STORE(t0) #L "4:\n\t"
-/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage (of X + I) */
-#define XCV_DWP_OUTPUT_FIX(X, L)                                                                               \
-    #L "0:\n\t" XCV_DWP_STORE(s11) "j " #L "4b\n"                                                              \
-    #L "3:\n\tsub " #X ", " #X ", a6\n\t" XCV_RQ_EXACT(X, t5, t6, "36(a0)", "40(a0)", "44(a0)") XCV_MAX(X, X, s11) \
-        XCV_MIN(t0, X, s10) "j " #L "2b\n"
+    "add " #T ", t0, " #X "\n\t" XCV_ADDN22(t0, t0, s7) XCV_ADDN22(T, T, s9) "bne t0, " #T ", " #L "3f\n\t"     \
+        #L "2:\n\t" STORE(t0) #L "4:\n\t"
+/* its out-of-line parts: a sum <= 0 stores act_min; the exact stage (of X + I), with
+   temporaries A and B */
+#define XCV_DWP_OUT_FIX(X, A, B, STORE, L)                                                                     \
+    #L "0:\n\t" STORE(s11) "j " #L "4b\n"                                                                      \
+    #L "3:\n\tsub " #X ", " #X ", a6\n\t" XCV_RQ_EXACT(X, A, B, "36(a0)", "40(a0)", "44(a0)") XCV_MAX(X, X, s11) \
+        "lw " #A ", 32(a0)\n\t" XCV_MIN(t0, X, A) "j " #L "2b\n"
+#define XCV_DWP_OUTPUT(X, L) XCV_DWP_OUT(X, t5, XCV_DWP_STORE, L)
+#define XCV_DWP_OUTPUT_FIX(X, L) XCV_DWP_OUT_FIX(X, t5, t6, XCV_DWP_STORE, L)
 
 /* Stride 1: a pair of outputs (labels L1, L2 of their output stages) */
 #define XCV_DWP_PAIR_S1(L1, L2)                                                                                 \
     XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_DOTSP(t3, t0, s0) XCV_DOTSP(t4, t0, s3)   \
         XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t4, t1, s4) XCV_SDOTSP(t3, t2, s2) XCV_SDOTSP(t4, t2, s5)              \
             XCV_DWP_OUTPUT(t3, L1) XCV_DWP_OUTPUT(t4, L2)
+/* Two lines, a pair each from the 4 input lines' words (the middle two shared): line 1's
+   first output (at out + oline), line 0's (out stepped), line 1's second, line 0's. Labels
+   L to L + 3. */
+#define XCV_DWP_WORDS2(LOAD)                                                                                    \
+    LOAD(t0, a1) LOAD(t1, a2) LOAD(t2, a3) LOAD(t5, gp) XCV_DOTSP(t3, t0, s0) XCV_DOTSP(t4, t0, s3)               \
+        XCV_DOTSP(t6, t1, s0) XCV_DOTSP(s10, t1, s3) XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t4, t1, s4)                \
+            XCV_SDOTSP(t6, t2, s1) XCV_SDOTSP(s10, t2, s4) XCV_SDOTSP(t3, t2, s2) XCV_SDOTSP(t4, t2, s5)          \
+                XCV_SDOTSP(t6, t5, s2) XCV_SDOTSP(s10, t5, s5)
+#define XCV_DWP_LOAD_PI(R, P) XCV_LW_PI(R, P, 2)
+#define XCV_DWP_OUTS2(L0, L1, L2, L3)                                                                           \
+    XCV_DWP_OUT(t6, t1, XCV_DWP_STORE1, L0) XCV_DWP_OUT(t3, t1, XCV_DWP_STORE, L1)                              \
+        XCV_DWP_OUT(s10, t1, XCV_DWP_STORE1, L2) XCV_DWP_OUT(t4, t1, XCV_DWP_STORE, L3)
+#define XCV_DWP_OUTS2_FIX(L0, L1, L2, L3)                                                                       \
+    XCV_DWP_OUT_FIX(t6, t1, t2, XCV_DWP_STORE1, L0) XCV_DWP_OUT_FIX(t3, t1, t2, XCV_DWP_STORE, L1)              \
+        XCV_DWP_OUT_FIX(s10, t1, t2, XCV_DWP_STORE1, L2) XCV_DWP_OUT_FIX(t4, t1, t2, XCV_DWP_STORE, L3)
 
 CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
 {
     (void)args;
     __asm__ volatile(".option push\n\t"
-                     ".option norvc\n\t" XCV_PROLOGUE "lw s0, 84(a0)\n\tlw s1, 88(a0)\n\tlw s2, 92(a0)\n\t"
+                     ".option norvc\n\t" XCV_PROLOGUE "sw gp, 52(sp)\n\tsw tp, 56(sp)\n\t"
+                     "lw s0, 84(a0)\n\tlw s1, 88(a0)\n\tlw s2, 92(a0)\n\t"
                      "lw s3, 96(a0)\n\tlw s4, 100(a0)\n\tlw s5, 104(a0)\n\tlw s9, 0(a0)\n\tlw s6, 4(a0)\n\t"
-                     "lw s7, 8(a0)\n\tlw s8, 12(a0)\n\tlw s11, 28(a0)\n\tlw s10, 32(a0)\n\t"
+                     "lw s7, 8(a0)\n\tlw s8, 12(a0)\n\tlw s11, 28(a0)\n\t"
                      "lw a1, 48(a0)\n\tlw t0, 52(a0)\n\tlw a7, 64(a0)\n\tlw a4, 72(a0)\n\tlw a5, 76(a0)\n\tlw a6, 112(a0)\n\t"
-                     "add a2, a1, t0\n\tadd a3, a2, t0\n"
+                     "add a2, a1, t0\n\tadd a3, a2, t0\n\t"
+                     "lw t1, 116(a0)\n\t"
+                     "beqz t1, 1f\n\t"
+                     "li t1, 2\n\t"
+                     "blt a7, t1, 1f\n\t"
+                     "add gp, a3, t0\n\t"
+                     "lw tp, 120(a0)\n"
+                     /* two lines at a time: ra = where line 0's pointer ends, two pairs an
+                        iteration, an odd count entering at the second */
+                     "20:\n\t"
+                     "lw ra, 56(a0)\n\t"
+                     "beqz ra, 23f\n\t"
+                     "andi t0, ra, 1\n\t"
+                     "slli ra, ra, 1\n\t"
+                     "add ra, ra, a1\n\t"
+                     "bnez t0, 27f\n"
+                     "22:\n\t" XCV_DWP_WORDS2(XCV_DWP_LOAD_PI) XCV_DWP_OUTS2(30, 31, 32, 33)
+                     "27:\n\t" XCV_DWP_WORDS2(XCV_DWP_LOAD_PI) XCV_DWP_OUTS2(34, 35, 36, 37) "bne a1, ra, 22b\n"
+                     "23:\n\t"
+                     "lw t0, 60(a0)\n\t"
+                     "beqz t0, 25f\n\t"
+                     "lw t0, 0(a1)\n\tlw t1, 0(a2)\n\tlw t2, 0(a3)\n\tlw t5, 0(gp)\n\t" XCV_DOTSP(t3, t0, s0)
+                         XCV_DOTSP(t6, t1, s0) XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t6, t2, s1) XCV_SDOTSP(t3, t2, s2)
+                             XCV_SDOTSP(t6, t5, s2) XCV_DWP_OUT(t6, t1, XCV_DWP_STORE1, 40)
+                                 XCV_DWP_OUT(t3, t1, XCV_DWP_STORE, 41)
+                     "25:\n\t"
+                     "lw t0, 124(a0)\n\t"
+                     "add a1, a1, t0\n\t"
+                     "add a2, a2, t0\n\t"
+                     "add a3, a3, t0\n\t"
+                     "add gp, gp, t0\n\t"
+                     "lw t0, 128(a0)\n\t"
+                     "add a4, a4, t0\n\t"
+                     "addi a7, a7, -2\n\t"
+                     "li t0, 2\n\t"
+                     "bge a7, t0, 20b\n\t"
+                     "beqz a7, 9f\n"
+                     /* one line at a time */
                      "1:\n\t"
                      "lw ra, 56(a0)\n\t"
                      "beqz ra, 3f\n\t"
@@ -645,13 +716,25 @@ CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
                      "lw t0, 80(a0)\n\t"
                      "add a4, a4, t0\n\t"
                      "addi a7, a7, -1\n\t"
-                     "bnez a7, 1b\n\t" XCV_EPILOGUE XCV_DWP_OUTPUT_FIX(t3, 10) XCV_DWP_OUTPUT_FIX(t4, 11)
+                     "bnez a7, 1b\n"
+                     "9:\n\t"
+                     "lw gp, 52(sp)\n\tlw tp, 56(sp)\n\t" XCV_EPILOGUE XCV_DWP_OUTPUT_FIX(t3, 10)
+                         XCV_DWP_OUTPUT_FIX(t4, 11)
                          XCV_DWP_OUTPUT_FIX(t3, 12) XCV_DWP_OUTPUT_FIX(t3, 13) XCV_DWP_OUTPUT_FIX(t4, 14)
-                             XCV_DWP_OUTPUT_FIX(t3, 15) XCV_DWP_OUTPUT_FIX(t4, 16)
+                             XCV_DWP_OUTPUT_FIX(t3, 15) XCV_DWP_OUTPUT_FIX(t4, 16) XCV_DWP_OUTS2_FIX(30, 31, 32, 33)
+                                 XCV_DWP_OUTS2_FIX(34, 35, 36, 37) XCV_DWP_OUT_FIX(t6, t1, t2, XCV_DWP_STORE1, 40)
+                                     XCV_DWP_OUT_FIX(t3, t1, t2, XCV_DWP_STORE, 41)
                              ".option pop\n\t");
 }
 #undef XCV_DWP_STORE
+#undef XCV_DWP_STORE1
 #undef XCV_DWP_PAIR_S1
+#undef XCV_DWP_WORDS2
+#undef XCV_DWP_LOAD_PI
+#undef XCV_DWP_OUTS2
+#undef XCV_DWP_OUTS2_FIX
+#undef XCV_DWP_OUT
+#undef XCV_DWP_OUT_FIX
 #undef XCV_DWP_OUTPUT
 #undef XCV_DWP_OUTPUT_FIX
 
@@ -805,6 +888,10 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                 p.ostep = out_f;
                 p.oadv = out_s - nf * out_f;
                 p.stride2 = sF != 1;
+                p.two = sF == 1 && sS == 1;
+                p.oline = out_s;
+                p.radv2 = 2 * pitch - 2 * p.pairs;
+                p.oadv2 = 2 * out_s - nf * out_f;
                 p.q.act_min = g->act_min;
                 p.q.act_max = g->act_max;
                 for (int32_t j = 0; j < nc; j++)
