@@ -620,15 +620,15 @@ _Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, oadv2)
     XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_DOTSP(t3, t0, s0) XCV_DOTSP(t4, t0, s3)   \
         XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t4, t1, s4) XCV_SDOTSP(t3, t2, s2) XCV_SDOTSP(t4, t2, s5)              \
             XCV_DWP_OUTPUT(t3, L1) XCV_DWP_OUTPUT(t4, L2)
-/* Two lines, a pair each from the 4 input lines' words (the middle two shared): line 1's
-   first output (at out + oline), line 0's (out stepped), line 1's second, line 0's. Labels
-   L to L + 3. */
+/* Two lines, a pair each from the 4 input lines' words (the middle two shared) */
 #define XCV_DWP_WORDS2(LOAD)                                                                                    \
     LOAD(t0, a1) LOAD(t1, a2) LOAD(t2, a3) LOAD(t5, gp) XCV_DOTSP(t3, t0, s0) XCV_DOTSP(t4, t0, s3)               \
         XCV_DOTSP(t6, t1, s0) XCV_DOTSP(s10, t1, s3) XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t4, t1, s4)                \
             XCV_SDOTSP(t6, t2, s1) XCV_SDOTSP(s10, t2, s4) XCV_SDOTSP(t3, t2, s2) XCV_SDOTSP(t4, t2, s5)          \
                 XCV_SDOTSP(t6, t5, s2) XCV_SDOTSP(s10, t5, s5)
 #define XCV_DWP_LOAD_PI(R, P) XCV_LW_PI(R, P, 2)
+/* their output stages: line 1's first output (at out + oline), line 0's (out stepped),
+   line 1's second, line 0's (labels L0 to L3) */
 #define XCV_DWP_OUTS2(L0, L1, L2, L3)                                                                           \
     XCV_DWP_OUT(t6, t1, XCV_DWP_STORE1, L0) XCV_DWP_OUT(t3, t1, XCV_DWP_STORE, L1)                              \
         XCV_DWP_OUT(s10, t1, XCV_DWP_STORE1, L2) XCV_DWP_OUT(t4, t1, XCV_DWP_STORE, L3)
