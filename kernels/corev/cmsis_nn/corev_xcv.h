@@ -730,13 +730,13 @@ static CV_UNUSED int32_t cv_xrq_prep(uint32_t *rq,
  * cv_rq_out_any for every output the small DS-CNN's 1x1 layers took 5.5 K cycles each
  * for their last row, now 3.2 K.)
  */
-static CV_UNUSED void cv_xrq_row(const int32_t *acc,
-                                 int32_t count,
-                                 const uint32_t *rq,
-                                 const int32_t *mult,
-                                 const int32_t *shift,
-                                 int8_t *dst,
-                                 const cv_out_params *o)
+CV_SHARED void cv_xrq_row(const int32_t *acc,
+                          int32_t count,
+                          const uint32_t *rq,
+                          const int32_t *mult,
+                          const int32_t *shift,
+                          int8_t *dst,
+                          const cv_out_params *o)
 {
     const int32_t relu = cv_rq_relu(o->out_off, o->act_min);
     for (int32_t n = 0; n < count; n++)
@@ -1511,7 +1511,8 @@ CV_XCV_NAKED void cv_xfc4(const int8_t *x, const int8_t *w, int32_t wstride, int
  * shared by the 8 rows, 8 weight words, 8 dot products: 32 MACs in 17 cycles, in a
  * hardware loop (each load is used two instructions later: no stall). The input bytes
  * are signed (cv_xfc8: cv.sdotsp.b) or unsigned (cv_xfc8u: cv.sdotusp.b, for inputs
- * plus an offset that lie in 0..255).
+ * plus an offset that lie in 0..255). cv_xfc8 and cv_xfc4s are weak, one copy for the
+ * fully connected kernel and cv_xrow_dots.
  */
 #define CV_XFC8_BODY(DOT)                                                                                              \
     ".option push\n\t"                                                                                                \
@@ -1538,8 +1539,8 @@ CV_XCV_NAKED void cv_xfc4(const int8_t *x, const int8_t *w, int32_t wstride, int
     "ret\n\t"                                                                                                         \
     ".option pop\n\t"
 
-CV_XCV_NAKED void cv_xfc8(const uint32_t *x, const int8_t *w, int32_t wstride, int32_t groups, int32_t *out,
-                          const int32_t *init)
+CV_XCV_SHARED_NAKED void cv_xfc8(const uint32_t *x, const int8_t *w, int32_t wstride, int32_t groups, int32_t *out,
+                                 const int32_t *init)
 {
     (void)x;
     (void)w;
@@ -1581,8 +1582,8 @@ CV_XCV_NAKED void cv_xfc8u(const uint32_t *x, const int8_t *w, int32_t wstride, 
     "ret\n\t"                                                                                                         \
     ".option pop\n\t"
 
-CV_XCV_NAKED void cv_xfc4s(const uint32_t *x, const int8_t *w, int32_t wstride, int32_t groups, int32_t *out,
-                           const int32_t *init)
+CV_XCV_SHARED_NAKED void cv_xfc4s(const uint32_t *x, const int8_t *w, int32_t wstride, int32_t groups, int32_t *out,
+                                  const int32_t *init)
 {
     (void)x;
     (void)w;
@@ -1628,15 +1629,17 @@ CV_INLINE uint32_t cv_xadd_b(uint32_t a, uint32_t b)
     return r;
 }
 
+#if defined(CV_WANT_GEMM)
 /*
  * Dot products of one row x (int8, K) with `count` weight rows (K apart): acc[n] =
  * init[n] + x . w_n (cv_row_dots with the SIMD fully connected kernels: 8 rows, then 4,
  * then one at a time; the last K % 4 values in C). The kernels write into acc (through
  * a buffer and a copy in C the small DS-CNN's first layer took 1.8 K cycles more for
- * its last pixel).
+ * its last pixel). One copy for the files that call it (weak, with the 8- and 4-row
+ * kernels it calls).
  */
-static CV_UNUSED void cv_xrow_dots(const int8_t *x, int32_t K, const int8_t *w, int32_t count, const int32_t *init,
-                                   int32_t *acc)
+CV_SHARED void cv_xrow_dots(const int8_t *x, int32_t K, const int8_t *w, int32_t count, const int32_t *init,
+                            int32_t *acc)
 {
     const int32_t groups = K >> 2, k4 = K & ~3;
     const uint32_t *xv = (const uint32_t *)(const void *)x;
@@ -1681,5 +1684,6 @@ static CV_UNUSED void cv_xrow_dots(const int8_t *x, int32_t K, const int8_t *w, 
         w += nr * K;
     }
 }
+#endif
 
 #endif
