@@ -591,10 +591,10 @@ _Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, oadv2)
 /* Registers of cv_xdwp: args a0, line pointers a1-a3 (and gp: line 3 of two output
    lines), out a4, ostep a5, -I a6, lines a7, (w0 w1 w2 0) s0-s2, (0 w0 w1 w2) s3-s5, mh s6,
    f + I mh s7, xlim - I s8, f + I mh + I s9, act_min s11 (act_max: 32(a0), the exact
-   stage's alone); one line: its words t0-t2, the sums t3, t4, temporary t5 (and t0, t6 in
-   the output stage); two lines: the words t0-t2, t5, the sums t3, t4 (line 0) and t6,
-   s10 (line 1), temporaries t1, t2 once the words are used, the line step of the outputs
-   tp; the pairs' end ra. */
+   stage's alone); one line: its words t0-t2, the sums t3, t4, temporaries t0 and t5 in
+   the output stage; two lines: the words t0-t2, t5, the sums t3, t4 (line 0) and t6,
+   s10 (line 1), temporaries t0 and t1 once the words are used, the line step of the
+   outputs tp; the pairs' end ra; the shared exact stage t1, t2, t5 (and s10, saved). */
 #define XCV_DWP_STORE(R) XCV_SB_PR(R, a4, a5)
 /* the second line's outputs: at out + oline, out unchanged (cv.sb rs2, rs3(rs1)) */
 #define XCV_DWP_STORE1(R) ".insn r 0x2b, 3, 0x14, tp, a4, " #R "\n\t"
