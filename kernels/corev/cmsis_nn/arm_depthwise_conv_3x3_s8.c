@@ -627,12 +627,11 @@ _Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, oadv2)
         XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t4, t1, s4) XCV_SDOTSP(t3, t2, s2) XCV_SDOTSP(t4, t2, s5)              \
             XCV_DWP_OUTPUT(t3, L1) XCV_DWP_OUTPUT(t4, L2)
 /* Two lines, a pair each from the 4 input lines' words (the middle two shared) */
-#define XCV_DWP_WORDS2(LOAD)                                                                                    \
-    LOAD(t0, a1) LOAD(t1, a2) LOAD(t2, a3) LOAD(t5, gp) XCV_DOTSP(t3, t0, s0) XCV_DOTSP(t4, t0, s3)               \
-        XCV_DOTSP(t6, t1, s0) XCV_DOTSP(s10, t1, s3) XCV_SDOTSP(t3, t1, s1) XCV_SDOTSP(t4, t1, s4)                \
-            XCV_SDOTSP(t6, t2, s1) XCV_SDOTSP(s10, t2, s4) XCV_SDOTSP(t3, t2, s2) XCV_SDOTSP(t4, t2, s5)          \
-                XCV_SDOTSP(t6, t5, s2) XCV_SDOTSP(s10, t5, s5)
-#define XCV_DWP_LOAD_PI(R, P) XCV_LW_PI(R, P, 2)
+#define XCV_DWP_WORDS2                                                                                          \
+    XCV_LW_PI(t0, a1, 2) XCV_LW_PI(t1, a2, 2) XCV_LW_PI(t2, a3, 2) XCV_LW_PI(t5, gp, 2) XCV_DOTSP(t3, t0, s0)      \
+        XCV_DOTSP(t4, t0, s3) XCV_DOTSP(t6, t1, s0) XCV_DOTSP(s10, t1, s3) XCV_SDOTSP(t3, t1, s1)                \
+            XCV_SDOTSP(t4, t1, s4) XCV_SDOTSP(t6, t2, s1) XCV_SDOTSP(s10, t2, s4) XCV_SDOTSP(t3, t2, s2)         \
+                XCV_SDOTSP(t4, t2, s5) XCV_SDOTSP(t6, t5, s2) XCV_SDOTSP(s10, t5, s5)
 /* their output stages: line 1's first output (at out + oline), line 0's (out stepped),
    line 1's second, line 0's (labels L0 to L3) */
 #define XCV_DWP_OUTS2(L0, L1, L2, L3)                                                                           \
@@ -667,8 +666,8 @@ CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
                      "slli ra, ra, 1\n\t"
                      "add ra, ra, a1\n\t"
                      "bnez t0, 27f\n"
-                     "22:\n\t" XCV_DWP_WORDS2(XCV_DWP_LOAD_PI) XCV_DWP_OUTS2(30, 31, 32, 33)
-                     "27:\n\t" XCV_DWP_WORDS2(XCV_DWP_LOAD_PI) XCV_DWP_OUTS2(34, 35, 36, 37) "bne a1, ra, 22b\n"
+                     "22:\n\t" XCV_DWP_WORDS2 XCV_DWP_OUTS2(30, 31, 32, 33)
+                     "27:\n\t" XCV_DWP_WORDS2 XCV_DWP_OUTS2(34, 35, 36, 37) "bne a1, ra, 22b\n"
                      "23:\n\t"
                      "lw t0, 60(a0)\n\t"
                      "beqz t0, 25f\n\t"
@@ -736,7 +735,6 @@ CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
 #undef XCV_DWP_STORE1
 #undef XCV_DWP_PAIR_S1
 #undef XCV_DWP_WORDS2
-#undef XCV_DWP_LOAD_PI
 #undef XCV_DWP_OUTS2
 #undef XCV_DWP_OUTS2_FIX
 #undef XCV_DWP_OUT
