@@ -34,6 +34,13 @@
 #define CV_MM_KMAX 256
 /* Output channels per filter-sum block (the sums live on the stack). */
 #define CV_MM_NBLK 64
+/* The panel buffer's bytes: 4 rows of up to CV_MM_KMAX (with the extensions 5, the
+   panels of cv_xgemm_5x4q) */
+#if COREV_XCV
+#define CV_MM_PANEL (5 * CV_MM_KMAX)
+#else
+#define CV_MM_PANEL (4 * CV_MM_KMAX)
+#endif
 
 /* Rows longer than a stack panel (K > CV_MM_KMAX): one output at a time, read in place. */
 static void cv_mm_direct(const int8_t *lhs,
@@ -256,7 +263,7 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
             continue;
         }
 
-        int8_t panel[4 * CV_MM_KMAX] __attribute__((aligned(4)));
+        int8_t panel[CV_MM_PANEL] __attribute__((aligned(4)));
         cv_panel_zero_tail(panel, K);
         int8_t *out = dst + nb;
         for (int32_t m = 0; m < lhs_rows; m += 4)
@@ -292,6 +299,26 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
                 break;
             }
 #if COREV_XCV
+            /* panels of 5 rows (cv_xgemm_5x4q's tiles of 20 outputs) while 5 rows are left,
+               several in the buffer a call */
+            const int32_t fit5 = CV_MM_PANEL / (5 * K), left5 = (lhs_rows - m) / 5;
+            const int32_t batch5 = fit5 < left5 ? fit5 : left5;
+            if (rq && (count & 3) == 0 && (K & 3) == 0 && batch5 >= 1)
+            {
+                for (int32_t i = 0; i < batch5; i++)
+                {
+                    const int8_t *r0 = cv_rows_next(&rows_at);
+                    const int8_t *r1 = cv_rows_next(&rows_at);
+                    const int8_t *r2 = cv_rows_next(&rows_at);
+                    const int8_t *r3 = cv_rows_next(&rows_at);
+                    const int8_t *r4 = cv_rows_next(&rows_at);
+                    cv_xpanel_5rows(panel + i * 5 * K, r0, r1, r2, r3, r4, K >> 2);
+                }
+                cv_xpanels5_gemmq(panel, batch5, 5 * K, K, w, count, init, rq, out, &o);
+                out += 5 * rhs_rows * batch5;
+                m += 5 * batch5 - 4;
+                continue;
+            }
             /* several full panels into the panel buffer, then one call of the fused kernel
                for all of them (cv_xpanels_gemmq): where K is small, a panel's call cost
                about as much as its tiles */

@@ -511,18 +511,23 @@ typedef struct
     int32_t act_max;     /* 48 */
     int32_t back;        /* 52: 4 * dstride - 1 */
     /* More panels of the same weights in one call (cv_xpanels_gemmq): after the tiles of
-       a panel, panel += pstep, dst += dadv, and w, init, rq, tiles start again. */
+       a panel, panel += pstep, dst += dadv, and w, init, rq start again. */
     int32_t more;        /* 56: panels after this one (counted down) */
     int32_t pstep;       /* 60: bytes from a panel to the next */
     const int8_t *w0;    /* 64 */
     const int32_t *init0; /* 68 */
     const uint32_t *rq0; /* 72 */
-    int32_t tiles0;      /* 76 */
-    int32_t dadv;        /* 80: 4 * dstride - 4 * tiles0 */
+    int32_t dadv;        /* 76: 4 * dstride - 4 * tiles (dst past the panel's tiles to the next's) */
+    const uint32_t *rq_end; /* 80: rq past the last tile's words (where the tiles end) */
+    /* cv_xgemm_5x4q's weight steps (K a multiple of 4): */
+    int32_t wtile;       /* 84: 4 * wstride, from a tile's first weight row to the next's */
+    int32_t wback;       /* 88: 4 - 3 * wstride, from row 3 of a group to row 0 of the next */
+    int32_t wskip;       /* 92: 4 * groups - wstride: where cv_xgemm_4x4q's row 3 pointer ends past the next
+                            tile's row 0 (the groups read past each row's end) */
 } cv_xgemmq_args;
-_Static_assert(offsetof(cv_xgemmq_args, back) == 52 && offsetof(cv_xgemmq_args, dadv) == 80, "cv_xgemm_4x4q's offsets");
+_Static_assert(offsetof(cv_xgemmq_args, back) == 52 && offsetof(cv_xgemmq_args, wskip) == 92, "cv_xgemm_4x4q's offsets");
 
-/* cv_xgemm_4x4q: a2 = mh, a3 = f, a4 = xlim (ra: past the channel's words), a5 temporary,
+/* cv_xgemm_4x4q: a2 = mh, a3 = f, a4 = xlim (gp: past the channel's words), a5 temporary,
    a6 = zero, t1 = output pointer, t2 = row step (act_max: only the exact stage reads it). */
 #define XCV_G4_STORE(R) XCV_SB_PR(R, t1, t2)
 #define XCV_RQ_REG(X, L) XCV_RQ_SPLIT(X, a2, a3, a4, a5, XCV_G4_STORE, L)
@@ -536,36 +541,45 @@ _Static_assert(offsetof(cv_xgemmq_args, back) == 52 && offsetof(cv_xgemmq_args, 
 #define XCV_RQ_FIX(X, L)                                                                                               \
     #L "0:\n\tbge " #X ", a6, " #L "5f\n\t" XCV_G4_STORE(a6) "j " #L "4b\n"                                            \
     #L "5:\n\tbgez " #X ", " #L "3f\n\t"                                                                                \
-    XCV_RQ_NEG(X, a2, a5, t0, a4, "-16(ra)", "-20(ra)", "44(a1)", #L "3f", XCV_G4_STORE, "lw a4, -24(ra)\n\tj " #L "4b\n") \
+    XCV_RQ_NEG(X, a2, a5, t0, a4, "-16(gp)", "-20(gp)", "44(a1)", #L "3f", XCV_G4_STORE, "lw a4, -24(gp)\n\tj " #L "4b\n") \
     #L "3:\n\tmv a5, " #X "\n\tjal t0, 95f\n\tj " #L "4b\n"
-/* A channel's 4 rows, then back to row 0 of the next channel (a0 = 4 * row step - 1). */
+/* A channel's 4 rows, then back to row 0 of the next channel (a0 = 4 * row step - 1);
+   xlim loaded first, so that the first bgeu does not wait for it. */
 #define XCV_RQ_CHANNEL(A, B, C, D, L)                                                                                  \
-    XCV_LW_PI(a2, ra, 4) XCV_LW_PI(a3, ra, 4) XCV_LW_PI(a4, ra, 24) XCV_RQ_REG(A, L##0) XCV_RQ_REG(B, L##1)           \
+    "lw a4, 8(gp)\n\tlw a3, 4(gp)\n\t" XCV_LW_PI(a2, gp, 32) XCV_RQ_REG(A, L##0) XCV_RQ_REG(B, L##1)               \
         XCV_RQ_REG(C, L##2) XCV_RQ_REG(D, L##3) "sub t1, t1, a0\n\t"
 #define XCV_RQ_CHANNEL_FIX(A, B, C, D, L) XCV_RQ_FIX(A, L##0) XCV_RQ_FIX(B, L##1) XCV_RQ_FIX(C, L##2) XCV_RQ_FIX(D, L##3)
 
+/* Registers across the tiles: the arguments a1, the next tile's weight rows ra (where
+   the K loop leaves row 3's pointer, wskip bytes past them: the rows are K bytes apart),
+   its initial values tp, its output-stage words gp (saved; the tiles end where gp
+   reaches rq_end). The tile's set-up took about 13 cycles more with these in the
+   arguments. */
 CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
 {
     (void)args;
     __asm__ volatile(".option push\n\t"
-                     ".option norvc\n\t" XCV_PROLOGUE "mv a1, a0\n\t"
+                     ".option norvc\n\t" XCV_PROLOGUE "sw gp, 52(sp)\n\tsw tp, 56(sp)\n\t"
+                     "mv a1, a0\n\t"
+                     "lw ra, 4(a1)\n\t"
+                     "lw t0, 92(a1)\n\t"
+                     "lw tp, 16(a1)\n\t"
+                     "lw gp, 36(a1)\n\t"
+                     "add ra, ra, t0\n"
                      "1:\n\t"
                      /* one tile of 4 channels */
-                     "lw t0, 4(a1)\n\t"
+                     "lw t0, 92(a1)\n\t"
                      "lw a3, 8(a1)\n\t"
-                     "lw a4, 16(a1)\n\t"
-                     "add t1, t0, a3\n\t"
+                     "sub t0, ra, t0\n\t" XCV_LW_PI(s0, tp, 4) XCV_LW_PI(s4, tp, 4) XCV_LW_PI(s8, tp, 4)
+                         XCV_LW_PI(t3, tp, 4) "add t1, t0, a3\n\t"
                      "add t2, t1, a3\n\t"
                      "add ra, t2, a3\n\t"
-                     "add a5, ra, a3\n\t"
-                     "sw a5, 4(a1)\n\t" XCV_LW_PI(s0, a4, 4) XCV_LW_PI(s4, a4, 4) XCV_LW_PI(s8, a4, 4)
-                         XCV_LW_PI(t3, a4, 4) "sw a4, 16(a1)\n\t"
                      "mv s1, s0\n\tmv s2, s0\n\tmv s3, s0\n\t"
                      "mv s5, s4\n\tmv s6, s4\n\tmv s7, s4\n\t"
                      "mv s9, s8\n\tmv s10, s8\n\tmv s11, s8\n\t"
                      "mv t4, t3\n\tmv t5, t3\n\tmv t6, t3\n\t"
-                     "lw a0, 0(a1)\n\t"
                      "lw a2, 12(a1)\n\t"
+                     "lw a0, 0(a1)\n\t"
                      "2:\n\t" XCV_SETUP(0, 12, 2b, 3f)
                      /* one group of 4 along K: 64 MACs */
                      "lw a3, 4(a0)\n\t"
@@ -580,16 +594,97 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
                      /* the output stage */
                      "lw t1, 28(a1)\n\t"
                      "lw t2, 32(a1)\n\t"
-                     "lw ra, 36(a1)\n\t"
                      "lw a6, 40(a1)\n\t"
-                     "addi a0, t1, 4\n\t"
-                     "sw a0, 28(a1)\n\t"
                      "lw a0, 52(a1)\n\t" XCV_RQ_CHANNEL(s0, s1, s2, s3, 10) XCV_RQ_CHANNEL(s4, s5, s6, s7, 11)
-                         XCV_RQ_CHANNEL(s8, s9, s10, s11, 12) XCV_RQ_CHANNEL(t3, t4, t5, t6, 13) "sw ra, 36(a1)\n\t"
-                     "lw t0, 24(a1)\n\t"
+                         XCV_RQ_CHANNEL(s8, s9, s10, s11, 12) XCV_RQ_CHANNEL(t3, t4, t5, t6, 13)
+                     /* t1 is the next tile's dst (4 channels on) */
+                     "lw t0, 80(a1)\n\t"
+                     "sw t1, 28(a1)\n\t"
+                     "bne gp, t0, 1b\n\t"
+                     /* the next panel, if any */
+                     "lw t0, 56(a1)\n\t"
+                     "beqz t0, 8f\n\t"
                      "addi t0, t0, -1\n\t"
-                     "sw t0, 24(a1)\n\t"
-                     "bnez t0, 1b\n\t"
+                     "sw t0, 56(a1)\n\t"
+                     "lw t1, 0(a1)\n\tlw t2, 60(a1)\n\tadd t1, t1, t2\n\tsw t1, 0(a1)\n\t"
+                     "lw ra, 64(a1)\n\t"
+                     "lw t0, 92(a1)\n\t"
+                     "lw tp, 68(a1)\n\t"
+                     "lw gp, 72(a1)\n\t"
+                     "add ra, ra, t0\n\t"
+                     "lw t1, 28(a1)\n\tlw t2, 76(a1)\n\tadd t1, t1, t2\n\tsw t1, 28(a1)\n\t"
+                     "j 1b\n"
+                     "8:\n\tlw gp, 52(sp)\n\tlw tp, 56(sp)\n\t" XCV_EPILOGUE XCV_RQ_CHANNEL_FIX(s0, s1, s2, s3, 10)
+                         XCV_RQ_CHANNEL_FIX(s4, s5, s6, s7, 11) XCV_RQ_CHANNEL_FIX(s8, s9, s10, s11, 12)
+                             XCV_RQ_CHANNEL_FIX(t3, t4, t5, t6, 13) XCV_RQ_SHARED_EXACT(a5, a4, a6, "lw a4, -24(gp)\n\tlw a6, 40(a1)\n\t", "-12(gp)", "-8(gp)",
+                                                                         "-4(gp)", "44(a1)", "48(a1)", XCV_G4_STORE) ".option pop\n\t");
+}
+/*
+ * The same with panels of 5 rows (20 bytes a group along K: panel[20 g + 4 r + j],
+ * cv_xpanel_5rows) and a tile of 5 rows x 4 channels: per group the 4 channels' weight
+ * words are held (one pointer stepping K, K, K and 4 - 3K bytes) and the 5 rows' words
+ * stream through 2 registers: 80 MACs in 29 cycles (2.76 a cycle, the 4 x 4 tile's 64 in
+ * 24 make 2.67), and the tile's set-up and output-stage words shared by 20 outputs. K
+ * must be a multiple of 4 (groups * 4 == wstride); back = 5 * dstride - 1, dadv = 5 *
+ * dstride - 4 * tiles.
+ * Registers in the K loop: the accumulators s0-s3, a0 (channel 0, rows 0-4), s4-s7, a7,
+ * s8-s11, ra, t3-t6, tp (channel 3); weight words a2-a5, row words a6 and t0, panel
+ * pointer t1, weight pointer t2, its steps gp (K) and a1 (4 - 3K): the arguments' pointer
+ * is kept at 60(sp). The output stage's registers are cv_xgemm_4x4q's (gp: the channel's
+ * words); row 0 of the next channel is back = 5 row steps - 1 away (in s0 once channel 0
+ * is stored; for channel 0, dst + 1).
+ */
+#define XCV_RQ_CHANNEL5(A, B, C, D, E, BACK, L)                                                                         \
+    "lw a4, 8(gp)\n\tlw a3, 4(gp)\n\t" XCV_LW_PI(a2, gp, 32) XCV_RQ_REG(A, L##0) XCV_RQ_REG(B, L##1)               \
+        XCV_RQ_REG(C, L##2) XCV_RQ_REG(D, L##3) XCV_RQ_REG(E, L##4) BACK
+#define XCV_RQ_CHANNEL5_FIX(A, B, C, D, E, L)                                                                           \
+    XCV_RQ_FIX(A, L##0) XCV_RQ_FIX(B, L##1) XCV_RQ_FIX(C, L##2) XCV_RQ_FIX(D, L##3) XCV_RQ_FIX(E, L##4)
+/* one group of 4 along K: the 4 weight words, then the 5 rows' words one after the other */
+#define XCV_G5_ROW(P, A, B, C, D) XCV_SDOTSP(A, P, a2) XCV_SDOTSP(B, P, a3) XCV_SDOTSP(C, P, a4) XCV_SDOTSP(D, P, a5)
+
+CV_XCV_SHARED_NAKED void cv_xgemm_5x4q(cv_xgemmq_args *args)
+{
+    (void)args;
+    __asm__ volatile(".option push\n\t"
+                     ".option norvc\n\t" XCV_PROLOGUE "sw gp, 52(sp)\n\tsw tp, 56(sp)\n\tsw a0, 60(sp)\n\t"
+                     "mv a1, a0\n"
+                     "1:\n\t"
+                     /* one tile of 4 channels: the weight rows, the next tile's, the initial values */
+                     "lw t2, 4(a1)\n\t"
+                     "lw t0, 16(a1)\n\t"
+                     "lw a6, 84(a1)\n\t" XCV_LW_PI(s0, t0, 4) XCV_LW_PI(s4, t0, 4) XCV_LW_PI(s8, t0, 4)
+                         XCV_LW_PI(t3, t0, 4) "add a6, t2, a6\n\t"
+                     "sw a6, 4(a1)\n\t"
+                     "sw t0, 16(a1)\n\t"
+                     "mv s1, s0\n\tmv s2, s0\n\tmv s3, s0\n\tmv a0, s0\n\t"
+                     "mv s5, s4\n\tmv s6, s4\n\tmv s7, s4\n\tmv a7, s4\n\t"
+                     "mv s9, s8\n\tmv s10, s8\n\tmv s11, s8\n\tmv ra, s8\n\t"
+                     "mv t4, t3\n\tmv t5, t3\n\tmv t6, t3\n\tmv tp, t3\n\t"
+                     "lw gp, 8(a1)\n\t"
+                     "lw t1, 0(a1)\n\t"
+                     "lw a5, 12(a1)\n\t"
+                     "lw a1, 88(a1)\n\t"
+                     "2:\n\t" XCV_SETUP(0, 15, 2b, 3f)
+                     /* one group of 4 along K: 80 MACs */
+                     XCV_LW_PI(a6, t1, 4) XCV_LW_PR(a2, t2, gp) XCV_LW_PR(a3, t2, gp) XCV_LW_PR(a4, t2, gp)
+                         XCV_LW_PR(a5, t2, a1) XCV_LW_PI(t0, t1, 4) XCV_G5_ROW(a6, s0, s4, s8, t3) XCV_LW_PI(a6, t1, 4)
+                             XCV_G5_ROW(t0, s1, s5, s9, t4) XCV_LW_PI(t0, t1, 4) XCV_G5_ROW(a6, s2, s6, s10, t5)
+                                 XCV_LW_PI(a6, t1, 4) XCV_G5_ROW(t0, s3, s7, s11, t6) XCV_G5_ROW(a6, a0, a7, ra, tp)
+                     "3:\n\t"
+                     /* the output stage */
+                     "lw a1, 60(sp)\n\t"
+                     "lw gp, 36(a1)\n\t"
+                     "lw t1, 28(a1)\n\t"
+                     "lw t2, 32(a1)\n\t"
+                     "lw a6, 40(a1)\n\t" XCV_RQ_CHANNEL5(s0, s1, s2, s3, a0, "lw t1, 28(a1)\n\taddi t1, t1, 1\n\tlw s0, 52(a1)\n\t", 10)
+                         XCV_RQ_CHANNEL5(s4, s5, s6, s7, a7, "sub t1, t1, s0\n\t", 11)
+                             XCV_RQ_CHANNEL5(s8, s9, s10, s11, ra, "sub t1, t1, s0\n\t", 12)
+                                 XCV_RQ_CHANNEL5(t3, t4, t5, t6, tp, "sub t1, t1, s0\n\t", 13)
+                     /* t1 is the next tile's dst (4 channels on) */
+                     "lw t0, 80(a1)\n\t"
+                     "sw t1, 28(a1)\n\t"
+                     "sw gp, 36(a1)\n\t"
+                     "bne gp, t0, 1b\n\t"
                      /* the next panel, if any */
                      "lw t0, 56(a1)\n\t"
                      "beqz t0, 8f\n\t"
@@ -599,14 +694,16 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
                      "lw t1, 64(a1)\n\tsw t1, 4(a1)\n\t"
                      "lw t1, 68(a1)\n\tsw t1, 16(a1)\n\t"
                      "lw t1, 72(a1)\n\tsw t1, 36(a1)\n\t"
-                     "lw t1, 76(a1)\n\tsw t1, 24(a1)\n\t"
-                     "lw t1, 28(a1)\n\tlw t2, 80(a1)\n\tadd t1, t1, t2\n\tsw t1, 28(a1)\n\t"
+                     "lw t1, 28(a1)\n\tlw t2, 76(a1)\n\tadd t1, t1, t2\n\tsw t1, 28(a1)\n\t"
                      "j 1b\n"
-                     "8:\n\t" XCV_EPILOGUE XCV_RQ_CHANNEL_FIX(s0, s1, s2, s3, 10)
-                         XCV_RQ_CHANNEL_FIX(s4, s5, s6, s7, 11) XCV_RQ_CHANNEL_FIX(s8, s9, s10, s11, 12)
-                             XCV_RQ_CHANNEL_FIX(t3, t4, t5, t6, 13) XCV_RQ_SHARED_EXACT(a5, a4, a6, "lw a4, -24(ra)\n\tlw a6, 40(a1)\n\t", "-12(ra)", "-8(ra)",
-                                                                         "-4(ra)", "44(a1)", "48(a1)", XCV_G4_STORE) ".option pop\n\t");
+                     "8:\n\tlw gp, 52(sp)\n\tlw tp, 56(sp)\n\t" XCV_EPILOGUE XCV_RQ_CHANNEL5_FIX(s0, s1, s2, s3, a0, 10)
+                         XCV_RQ_CHANNEL5_FIX(s4, s5, s6, s7, a7, 11) XCV_RQ_CHANNEL5_FIX(s8, s9, s10, s11, ra, 12)
+                             XCV_RQ_CHANNEL5_FIX(t3, t4, t5, t6, tp, 13) XCV_RQ_SHARED_EXACT(a5, a4, a6, "lw a4, -24(gp)\n\tlw a6, 40(a1)\n\t", "-12(gp)", "-8(gp)",
+                                                                         "-4(gp)", "44(a1)", "48(a1)", XCV_G4_STORE) ".option pop\n\t");
 }
+#undef XCV_RQ_CHANNEL5
+#undef XCV_RQ_CHANNEL5_FIX
+#undef XCV_G5_ROW
 #undef XCV_RQ_REG
 #undef XCV_RQ_FIX
 #undef XCV_G4_STORE
@@ -801,16 +898,58 @@ CV_SHARED void cv_xpanels_gemmq(const int8_t *panels,
     f.act_max = o->act_max;
     f.back = 4 * o->dst_stride - 1;
     f.more = npanels - 1;
+    f.rq_end = rq + CV_XRQ_WORDS * count;
+    f.wskip = 4 * f.g.groups - K;
     if (npanels > 1)
     {
         f.pstep = pstep;
         f.w0 = w;
         f.init0 = init;
         f.rq0 = rq;
-        f.tiles0 = count >> 2;
         f.dadv = 4 * o->dst_stride - count;
     }
     cv_xgemm_4x4q(&f);
+}
+
+/* The same with panels of 5 rows (cv_xpanel_5rows, pstep bytes apart), K a multiple of
+   4, through cv_xgemm_5x4q: panel i's outputs at dst + 5 i dst_stride. */
+CV_SHARED void cv_xpanels5_gemmq(const int8_t *panels,
+                                 int32_t npanels,
+                                 int32_t pstep,
+                                 int32_t K,
+                                 const int8_t *w,
+                                 int32_t count,
+                                 const int32_t *init,
+                                 const uint32_t *rq,
+                                 int8_t *dst,
+                                 const cv_out_params *o)
+{
+    cv_xgemmq_args f;
+    f.g.panel = panels;
+    f.g.w = w;
+    f.g.wstride = K;
+    f.g.groups = K >> 2;
+    f.g.init = init;
+    f.dst = dst;
+    f.dstride = o->dst_stride;
+    f.rq = rq;
+    f.zero = cv_xrq_zero(o->out_off, o->act_min, 256u); /* cv_xrq_prep: every xlim > 255 */
+    f.act_min = o->act_min;
+    f.act_max = o->act_max;
+    f.back = 5 * o->dst_stride - 1;
+    f.more = npanels - 1;
+    f.rq_end = rq + CV_XRQ_WORDS * count;
+    f.wtile = 4 * K;
+    f.wback = 4 - 3 * K;
+    if (npanels > 1)
+    {
+        f.pstep = pstep;
+        f.w0 = w;
+        f.init0 = init;
+        f.rq0 = rq;
+        f.dadv = 5 * o->dst_stride - count;
+    }
+    cv_xgemm_5x4q(&f);
 }
 
 /*
@@ -1034,6 +1173,31 @@ CV_XCV_NAKED void cv_xpanel_4rows(int8_t *panel,
                      ".option pop\n\t");
 }
 
+/* The same for 5 rows (cv_xgemm_5x4q's panels: 20 bytes a group) */
+CV_XCV_NAKED void cv_xpanel_5rows(int8_t *panel,
+                                  const int8_t *r0,
+                                  const int8_t *r1,
+                                  const int8_t *r2,
+                                  const int8_t *r3,
+                                  const int8_t *r4,
+                                  int32_t groups)
+{
+    (void)panel;
+    (void)r0;
+    (void)r1;
+    (void)r2;
+    (void)r3;
+    (void)r4;
+    (void)groups;
+    __asm__ volatile(".option push\n\t"
+                     ".option norvc\n\t"
+                     "1:\n\t" XCV_SETUP(0, 16, 1b, 2f) XCV_LW_PI(t0, a1, 4) XCV_LW_PI(t1, a2, 4) XCV_LW_PI(t2, a3, 4)
+                         XCV_LW_PI(t3, a4, 4) XCV_LW_PI(t4, a5, 4) XCV_SW_PI(t0, a0, 4) XCV_SW_PI(t1, a0, 4)
+                             XCV_SW_PI(t2, a0, 4) XCV_SW_PI(t3, a0, 4) XCV_SW_PI(t4, a0, 4) "2:\n\t"
+                     "ret\n\t"
+                     ".option pop\n\t");
+}
+
 /* cv.insert rD, rs1, Is3, Is2: rD's bits Is2 .. Is2 + Is3 = rs1's low Is3 + 1 bits (f2 = 10:
    the immediate's bit 11, so written as a negative 12-bit number) */
 #define XCV_INSERT(rd, rs1, is3, is2) ".insn i 0x5b, 0, " #rd ", " #rs1 ", (" #is3 " << 5 | " #is2 ") - 2048\n\t"
@@ -1145,6 +1309,30 @@ CV_XCV_SHARED_NAKED void cv_xgather_words(uint32_t *d, const int8_t *src, int32_
                      "beqz a3, 3f\n"
                      "2:\n\t" XCV_SETUP(0, 13, 2b, 3f) XCV_LW_PR(t0, a1, a2) XCV_LW_PR(t1, a1, a2)
                          XCV_SW_PR(t0, a0, a4) XCV_SW_PR(t1, a0, a4) "3:\n\t"
+                     "ret\n\t"
+                     ".option pop\n\t");
+}
+
+/* 5 panel rows at once (cv_xgemm_5x4q's panels: 20 bytes a group) from 5 pixels of one
+   line, a word each kernel row: for each of n kernel rows (row_step bytes apart) the
+   words at src, src + pix_step, ... src + 4 pix_step into dst[0..4], then dst += 5. In
+   a hardware loop, 11 cycles a kernel row (the 5 rows one at a time took about 80
+   cycles each: the small DS-CNN's first layer 7 K cycles more). */
+CV_XCV_SHARED_NAKED void cv_xgather5_words(uint32_t *dst, const int8_t *src, int32_t row_step, int32_t n, int32_t pix_step)
+{
+    (void)dst;
+    (void)src;
+    (void)row_step;
+    (void)n;
+    (void)pix_step;
+    __asm__ volatile(".option push\n\t"
+                     ".option norvc\n\t"
+                     "slli t0, a4, 2\n\t"
+                     "add t0, t0, a4\n\t"
+                     "sub a2, a2, t0\n"
+                     "1:\n\t" XCV_SETUP(0, 13, 1b, 2f) XCV_LW_PR(t0, a1, a4) XCV_LW_PR(t1, a1, a4) XCV_LW_PR(t2, a1, a4)
+                         XCV_LW_PR(t3, a1, a4) XCV_LW_PR(t4, a1, a4) "add a1, a1, a2\n\t" XCV_SW_PI(t0, a0, 4)
+                             XCV_SW_PI(t1, a0, 4) XCV_SW_PI(t2, a0, 4) XCV_SW_PI(t3, a0, 4) XCV_SW_PI(t4, a0, 4) "2:\n\t"
                      "ret\n\t"
                      ".option pop\n\t");
 }
