@@ -242,8 +242,7 @@ static void cv_dw_mult4(const cv_dw_geom *g,
  * words when the kernel width is a multiple of 4).
  */
 /* Row r of a panel: the taps of output pixel (ox, oy) of input channel i, then the next
-   pixel; from the padded copy where there is one (PW != 0). rows: the panel's, 4 (or 5,
-   cv_xgemm_5x4q's, where PW != 0 and KW is a multiple of 4). */
+   pixel; from the padded copy where there is one (PW != 0). */
 static inline __attribute__((always_inline)) void cv_xdw_panel_row(const cv_dw_geom *g,
                                                                    const int8_t *input,
                                                                    int32_t i,
@@ -252,8 +251,7 @@ static inline __attribute__((always_inline)) void cv_xdw_panel_row(const cv_dw_g
                                                                    int32_t *ox,
                                                                    int32_t *oy,
                                                                    int8_t *panel,
-                                                                   int32_t r,
-                                                                   int32_t rows)
+                                                                   int32_t r)
 {
     if (PW == 0)
     {
@@ -265,19 +263,18 @@ static inline __attribute__((always_inline)) void cv_xdw_panel_row(const cv_dw_g
            address computed per kernel row) */
         const int32_t row_step = g->dy * PW;
         cv_word *d = (cv_word *)(void *)(panel + 4 * r);
-        const int32_t gstep = 4 * rows; /* bytes from a group of 4 taps to the next */
         const int8_t *src = padded + *oy * g->sy * PW + *ox * g->sx;
         if (g->KW == 4)
         {
             /* a word a kernel row (DS-CNN's 10 x 4), in a hardware loop: the loops below
                took about 180 cycles a pixel there */
-            cv_xgather_words(d, src, row_step, g->KH, gstep);
+            cv_xgather_words(d, src, row_step, g->KH, 16);
         }
         else
         {
             for (int32_t ky = 0; ky < g->KH; ky++, src += row_step)
             {
-                for (int32_t kx = 0; kx < g->KW; kx += 4, d += rows)
+                for (int32_t kx = 0; kx < g->KW; kx += 4, d += 4)
                 {
                     *d = cv_lw_any(src + kx);
                 }
@@ -351,31 +348,26 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
                make the panels' tails add nothing), one call of the fused kernel for them
                (cv_xpanels_gemmq): about 150 cycles less a panel */
             const int32_t per_call = CV_DW_KMAX / Kp;
-            /* panels of 5 rows (cv_xgemm_5x4q) where the rows are runs of words */
+            /* under a ReLU, panels of 5 rows (cv_xgemm_5x4q) where a kernel row is a word
+               and 5 pixels never cross an output line: each panel in one call of
+               cv_xgather5_words (5 rows one at a time took the small DS-CNN's first layer
+               7 K cycles more) */
             const int32_t per_call5 = 5 * CV_DW_KMAX / (5 * Kp);
-            if (rq && (count & 3) == 0 && PW != 0 && (g->KW & 3) == 0 && Kp == K)
+            if (rq && (count & 3) == 0 && PW != 0 && g->KW == 4 && g->OW % 5 == 0 &&
+                cv_rq_relu(g->o.out_off, g->o.act_min))
             {
                 while (pixels - p >= 5)
                 {
                     const int32_t np = (pixels - p) / 5 < per_call5 ? (pixels - p) / 5 : per_call5;
                     for (int8_t *pn = panel; pn < panel + np * 5 * Kp; pn += 5 * Kp)
                     {
-                        if (g->KW == 4 && ox + 5 <= g->OW)
+                        cv_xgather5_words((uint32_t *)(void *)pn, padded + oy * g->sy * PW + ox * g->sx, g->dy * PW,
+                                          g->KH, g->sx);
+                        ox += 5;
+                        if (ox == g->OW)
                         {
-                            /* the 5 pixels on one output line, a word a kernel row: in one call */
-                            cv_xgather5_words((uint32_t *)(void *)pn, padded + oy * g->sy * PW + ox * g->sx, g->dy * PW,
-                                              g->KH, g->sx);
-                            ox += 5;
-                            if (ox == g->OW)
-                            {
-                                ox = 0;
-                                ++oy;
-                            }
-                            continue;
-                        }
-                        for (int32_t r = 0; r < 5; r++)
-                        {
-                            cv_xdw_panel_row(g, input, i, padded, PW, &ox, &oy, pn, r, 5);
+                            ox = 0;
+                            ++oy;
                         }
                     }
                     cv_xpanels5_gemmq(panel, np, 5 * Kp, Kp, wt, count, init, rq, output + p * g->OC + oc, &g->o);
@@ -389,7 +381,7 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
                     const int32_t np = (pixels - p) >> 2 < per_call ? (pixels - p) >> 2 : per_call;
                     for (int32_t r = 0; r < 4 * np; r++)
                     {
-                        cv_xdw_panel_row(g, input, i, padded, PW, &ox, &oy, panel + (r >> 2) * 4 * Kp, r & 3, 4);
+                        cv_xdw_panel_row(g, input, i, padded, PW, &ox, &oy, panel + (r >> 2) * 4 * Kp, r & 3);
                     }
                     cv_xpanels_gemmq(panel, np, 4 * Kp, Kp, wt, count, init, rq, output + p * g->OC + oc, &g->o);
                     p += 4 * np;
@@ -399,7 +391,7 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
             {
                 for (int32_t r = 0; r < 4; r++)
                 {
-                    cv_xdw_panel_row(g, input, i, padded, PW, &ox, &oy, panel, r, 4);
+                    cv_xdw_panel_row(g, input, i, padded, PW, &ox, &oy, panel, r);
                 }
                 cv_xpanel_gemm(panel, 4, Kp, wt, count, init, mult + oc, shift + oc, rq, output + p * g->OC + oc,
                                &g->o);
@@ -413,7 +405,7 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
             {
                 uint32_t taps[CV_DW_KMAX / 4];
                 int32_t acc[CV_DW_NBLK];
-                cv_xdw_panel_row(g, input, i, padded, PW, &ox, &oy, panel, 0, 4);
+                cv_xdw_panel_row(g, input, i, padded, PW, &ox, &oy, panel, 0);
                 for (int32_t k = 0; k < Kp >> 2; k++)
                 {
                     taps[k] = ((const uint32_t *)(const void *)panel)[4 * k];

@@ -299,11 +299,11 @@ arm_cmsis_nn_status cv_mat_mult_lines(const int8_t *lhs,
                 break;
             }
 #if COREV_XCV
-            /* panels of 5 rows (cv_xgemm_5x4q's tiles of 20 outputs) while 5 rows are left,
-               several in the buffer a call */
+            /* under a ReLU, panels of 5 rows (cv_xgemm_5x4q's tiles of 20 outputs) while 5
+               rows are left, several in the buffer a call */
             const int32_t fit5 = CV_MM_PANEL / (5 * K), left5 = (lhs_rows - m) / 5;
             const int32_t batch5 = fit5 < left5 ? fit5 : left5;
-            if (rq && (count & 3) == 0 && (K & 3) == 0 && batch5 >= 1)
+            if (rq && (count & 3) == 0 && (K & 3) == 0 && batch5 >= 1 && cv_rq_relu(dst_offset, activation_min))
             {
                 for (int32_t i = 0; i < batch5; i++)
                 {

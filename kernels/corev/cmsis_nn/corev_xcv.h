@@ -620,8 +620,9 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
                                                                          "-4(gp)", "44(a1)", "48(a1)", XCV_G4_STORE) ".option pop\n\t");
 }
 /*
- * The same with panels of 5 rows (20 bytes a group along K: panel[20 g + 4 r + j],
- * cv_xpanel_5rows) and a tile of 5 rows x 4 channels: per group the 4 channels' weight
+ * The same under a ReLU (zero: act_min's byte, cv_xrq_zero) with panels of 5 rows (20
+ * bytes a group along K: panel[20 g + 4 r + j], cv_xpanel_5rows) and a tile of 5 rows x
+ * 4 channels: per group the 4 channels' weight
  * words are held (one pointer stepping K, K, K and 4 - 3K bytes) and the 5 rows' words
  * stream through 2 registers: 80 MACs in 29 cycles (2.76 a cycle, the 4 x 4 tile's 64 in
  * 24 make 2.67), and the tile's set-up and output-stage words shared by 20 outputs. K
@@ -637,8 +638,14 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
 #define XCV_RQ_CHANNEL5(A, B, C, D, E, BACK, L)                                                                         \
     "lw a4, 8(gp)\n\tlw a3, 4(gp)\n\t" XCV_LW_PI(a2, gp, 32) XCV_RQ_REG(A, L##0) XCV_RQ_REG(B, L##1)               \
         XCV_RQ_REG(C, L##2) XCV_RQ_REG(D, L##3) XCV_RQ_REG(E, L##4) BACK
+/* Out of line, under the ReLU (a6 = act_min's byte): a sum < 0 stores it, the rest takes
+   the exact stage (6 instructions a register where XCV_RQ_FIX's path for a sum < 0
+   without a ReLU takes 20: 1.1 KiB less text). */
+#define XCV_RQ_FIX5(X, L)                                                                                              \
+    #L "0:\n\tbge " #X ", a6, " #L "3f\n\t" XCV_G4_STORE(a6) "j " #L "4b\n"                                          \
+    #L "3:\n\tmv a5, " #X "\n\tjal t0, 95f\n\tj " #L "4b\n"
 #define XCV_RQ_CHANNEL5_FIX(A, B, C, D, E, L)                                                                           \
-    XCV_RQ_FIX(A, L##0) XCV_RQ_FIX(B, L##1) XCV_RQ_FIX(C, L##2) XCV_RQ_FIX(D, L##3) XCV_RQ_FIX(E, L##4)
+    XCV_RQ_FIX5(A, L##0) XCV_RQ_FIX5(B, L##1) XCV_RQ_FIX5(C, L##2) XCV_RQ_FIX5(D, L##3) XCV_RQ_FIX5(E, L##4)
 /* one group of 4 along K: the 4 weight words, then the 5 rows' words one after the other */
 #define XCV_G5_ROW(P, A, B, C, D) XCV_SDOTSP(A, P, a2) XCV_SDOTSP(B, P, a3) XCV_SDOTSP(C, P, a4) XCV_SDOTSP(D, P, a5)
 
@@ -702,6 +709,7 @@ CV_XCV_SHARED_NAKED void cv_xgemm_5x4q(cv_xgemmq_args *args)
                                                                          "-4(gp)", "44(a1)", "48(a1)", XCV_G4_STORE) ".option pop\n\t");
 }
 #undef XCV_RQ_CHANNEL5
+#undef XCV_RQ_FIX5
 #undef XCV_RQ_CHANNEL5_FIX
 #undef XCV_G5_ROW
 #undef XCV_RQ_REG
@@ -912,7 +920,7 @@ CV_SHARED void cv_xpanels_gemmq(const int8_t *panels,
 }
 
 /* The same with panels of 5 rows (cv_xpanel_5rows, pstep bytes apart), K a multiple of
-   4, through cv_xgemm_5x4q: panel i's outputs at dst + 5 i dst_stride. */
+   4, under a ReLU, through cv_xgemm_5x4q: panel i's outputs at dst + 5 i dst_stride. */
 CV_SHARED void cv_xpanels5_gemmq(const int8_t *panels,
                                  int32_t npanels,
                                  int32_t pstep,
