@@ -566,8 +566,11 @@ cv_xdw3_fill(int8_t *line, int32_t Lb, const int8_t *src, int32_t in_f, int32_t 
  */
 typedef struct
 {
-    cv_xrq_args q;    /* 0..47: the channel's output stage (cv_xrq_make), under a ReLU, with
-                         I folded in: add = f + I mh + I, f = f + I mh, xlim = xlim - I */
+    cv_xrq_args q;    /* 0..47: the channel's output stage, which cv_xdwp computes from mult,
+                         shift and init (cv_xrq_make_pos' words, xlim lowered as
+                         cv_xrq_xlim, I folded in), of which it keeps in memory m2,
+                         offsh, sh (36..47: the exact stage's); act_min, act_max (28, 32):
+                         the caller's */
     const int8_t *r0; /* 48: line 0 of the first output line; lines 1 and 2 pitch apart */
     int32_t pitch;    /* 52 */
     int32_t pairs;    /* 56: pairs of outputs a line, >= 0 */
@@ -577,16 +580,22 @@ typedef struct
     int8_t *out;      /* 72: the first output */
     int32_t ostep;    /* 76: bytes from an output to the next along the line */
     int32_t oadv;     /* 80: added to out after a line */
-    uint32_t w[6];    /* 84: (w0 w1 w2 0) of kernel lines 0..2, then (0 w0 w1 w2) */
+    uint32_t w[6];    /* 84: (w0 w1 w2 0) of kernel lines 0..2 (the caller's), then (0 w0 w1 w2) */
     int32_t stride2;  /* 108: 0 for stride 1 along the lines, else stride 2 */
-    int32_t ni;       /* 112: -I */
+    int32_t ni;       /* 112: -I (cv_xdwp's) */
     /* Two output lines at a time (stride 1 along and across the lines, nlines >= 2): */
     int32_t two;      /* 116: 1 to take them so */
     int32_t oline;    /* 120: bytes from an output line to the next */
     int32_t radv2;    /* 124: added to the line pointers after two lines (2 pitch - 2 pairs) */
     int32_t oadv2;    /* 128: added to out after two lines */
+    /* The channel's requantization, and the layer's output offset (in [-256, 255]; act_max
+       in [-512, 510]): */
+    int32_t mult;     /* 132 */
+    int32_t shift;    /* 136 */
+    int32_t init;     /* 140: I, |I| <= 2^30 */
+    int32_t out_off;  /* 144 */
 } cv_xdwp_args;
-_Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, oadv2) == 128, "cv_xdwp's offsets");
+_Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, out_off) == 144, "cv_xdwp's offsets");
 
 /* Registers of cv_xdwp: args a0, line pointers a1-a3 (and gp: line 3 of two output
    lines), out a4, ostep a5, -I a6, lines a7, (w0 w1 w2 0) s0-s2, (0 w0 w1 w2) s3-s5, mh s6,
@@ -641,15 +650,79 @@ _Static_assert(offsetof(cv_xdwp_args, r0) == 48 && offsetof(cv_xdwp_args, oadv2)
     XCV_DWP_OUT_FIX(t6, XCV_DWP_STORE1, L0) XCV_DWP_OUT_FIX(t3, XCV_DWP_STORE, L1)                              \
         XCV_DWP_OUT_FIX(s10, XCV_DWP_STORE1, L2) XCV_DWP_OUT_FIX(t4, XCV_DWP_STORE, L3)
 
-CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
+CV_XCV_NAKED int cv_xdwp(cv_xdwp_args *args)
 {
     (void)args;
     __asm__ volatile(".option push\n\t"
                      ".option norvc\n\t" XCV_PROLOGUE "sw gp, 52(sp)\n\tsw tp, 56(sp)\n\t"
-                     "lw s0, 84(a0)\n\tlw s1, 88(a0)\n\tlw s2, 92(a0)\n\t"
-                     "lw s3, 96(a0)\n\tlw s4, 100(a0)\n\tlw s5, 104(a0)\n\tlw s9, 0(a0)\n\tlw s6, 4(a0)\n\t"
-                     "lw s7, 8(a0)\n\tlw s8, 12(a0)\n\tlw s11, 28(a0)\n\t"
-                     "lw a1, 48(a0)\n\tlw t0, 52(a0)\n\tlw a7, 64(a0)\n\tlw a4, 72(a0)\n\tlw a5, 76(a0)\n\tlw a6, 112(a0)\n\t"
+                     /* the channel's words (cv_xrq_make_pos, cv_xrq_xlim, I folded in, see
+                        the struct; in C they took 150 cycles a channel): the mode first,
+                        m >= 0 and e = -shift in [2, 21] (else 0 is returned) */
+                     "lw t0, 132(a0)\n\t"
+                     "lw t1, 136(a0)\n\t"
+                     "lw t2, 140(a0)\n\t"
+                     "bltz t0, 98f\n\t"
+                     "neg t1, t1\n\t"
+                     "addi t3, t1, -2\n\t"
+                     "li t4, 19\n\t"
+                     "bltu t4, t3, 98f\n\t"
+                     /* s = e + 9: mh = m >> s, f = (2^30 >> s) + 2^21 + out_off 2^22, xlim =
+                        ((2^31 - 1 - f) >> (31 - s)) + 1 (cv_rq_fast) */
+                     "addi t3, t1, 9\n\t"
+                     "srl s6, t0, t3\n\t"
+                     "lw t4, 144(a0)\n\t"
+                     "lui t5, 0x40000\n\t"
+                     "srl t5, t5, t3\n\t"
+                     "lui t6, 0x200\n\t"
+                     "add t5, t5, t6\n\t"
+                     "slli t6, t4, 22\n\t"
+                     "add s7, t5, t6\n\t"
+                     "li t5, 31\n\t"
+                     "sub t5, t5, t3\n\t"
+                     "li t6, 0x7fffffff\n\t"
+                     "sub t6, t6, s7\n\t"
+                     "srl t6, t6, t5\n\t"
+                     "addi s8, t6, 1\n\t"
+                     /* lowered to ceil(((act_max + 1) 2^22 - f) / mh) where smaller (0 if f
+                        reaches (act_max + 1) 2^22; as it is where mh = 0) */
+                     "beqz s6, 2f\n\t"
+                     "lw t5, 32(a0)\n\t"
+                     "addi t5, t5, 1\n\t"
+                     "slli t5, t5, 22\n\t"
+                     "bge s7, t5, 3f\n\t"
+                     "sub t5, t5, s7\n\t"
+                     "divu t6, t5, s6\n\t"
+                     "mul s9, t6, s6\n\t"
+                     "sub s9, s9, t5\n\t"
+                     "snez s9, s9\n\t"
+                     "add t6, t6, s9\n\t"
+                     "bgeu t6, s8, 2f\n\t"
+                     "mv s8, t6\n\t"
+                     "j 2f\n"
+                     "3:\n\t"
+                     "li s8, 0\n"
+                     "2:\n\t"
+                     /* the exact stage's words: 2 m, out_off << sh, sh = e - 1 */
+                     "slli t5, t0, 1\n\t"
+                     "sw t5, 36(a0)\n\t"
+                     "addi t5, t1, -1\n\t"
+                     "sw t5, 44(a0)\n\t"
+                     "sll t6, t4, t5\n\t"
+                     "sw t6, 40(a0)\n\t"
+                     /* I folded in: f + I mh, f + I mh + I, -I, xlim - I (INT32_MAX where it
+                        passes it: only for I < 0) */
+                     "mul t5, t2, s6\n\t"
+                     "add s7, s7, t5\n\t"
+                     "add s9, s7, t2\n\t"
+                     "neg a6, t2\n\t"
+                     "sub s8, s8, t2\n\t"
+                     "bgez t2, 4f\n\t"
+                     "bgez s8, 4f\n\t"
+                     "li s8, 0x7fffffff\n"
+                     "4:\n\t"
+                     "lw s0, 84(a0)\n\tlw s1, 88(a0)\n\tlw s2, 92(a0)\n\tlw s11, 28(a0)\n\t"
+                     "slli s3, s0, 8\n\tslli s4, s1, 8\n\tslli s5, s2, 8\n\t"
+                     "lw a1, 48(a0)\n\tlw t0, 52(a0)\n\tlw a7, 64(a0)\n\tlw a4, 72(a0)\n\tlw a5, 76(a0)\n\t"
                      "add a2, a1, t0\n\tadd a3, a2, t0\n\t"
                      "lw t1, 116(a0)\n\t"
                      "beqz t1, 1f\n\t"
@@ -723,7 +796,9 @@ CV_XCV_NAKED void cv_xdwp(const cv_xdwp_args *args)
                      "addi a7, a7, -1\n\t"
                      "bnez a7, 1b\n"
                      "9:\n\t"
-                     "lw gp, 52(sp)\n\tlw tp, 56(sp)\n\t" XCV_EPILOGUE XCV_DWP_OUTPUT_FIX(t3, 10)
+                     "li a0, 1\n"
+                     "97:\n\t"
+                     "lw gp, 52(sp)\n\tlw tp, 56(sp)\n\t" XCV_EPILOGUE "98:\n\tli a0, 0\n\tj 97b\n" XCV_DWP_OUTPUT_FIX(t3, 10)
                          XCV_DWP_OUTPUT_FIX(t4, 11)
                          XCV_DWP_OUTPUT_FIX(t3, 12) XCV_DWP_OUTPUT_FIX(t3, 13) XCV_DWP_OUTPUT_FIX(t4, 14)
                              XCV_DWP_OUTPUT_FIX(t3, 15) XCV_DWP_OUTPUT_FIX(t4, 16) XCV_DWP_OUTS2_FIX(30, 31, 32, 33)
@@ -815,7 +890,8 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
     int32_t acc[CV_XDW_ACC];
     uint32_t wl[4][3]; /* (w0 w1 w2 0) per channel and kernel line */
     /* under a ReLU (either stride along the lines): the fused loop, cv_xdwp */
-    const int32_t fused = cv_rq_relu(g->out_off, g->act_min);
+    const int32_t fused = cv_rq_relu(g->out_off, g->act_min) && g->out_off >= -256 && g->out_off <= 255 &&
+                          g->act_max >= -512 && g->act_max <= 510;
     int32_t init[4];
     /* One chunk and one band (DS-CNN's 25 x 5 maps): the padding sits at the same bytes
        for every group of channels, and the groups write only the input's bytes; it is
@@ -899,29 +975,23 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                 p.oadv2 = 2 * out_s - nf * out_f;
                 p.q.act_min = g->act_min;
                 p.q.act_max = g->act_max;
+                p.out_off = g->out_off;
                 for (int32_t j = 0; j < nc; j++)
                 {
-                    if (fused && (uint32_t)init[j] + (1u << 30) <= (1u << 31) &&
-                        cv_xrq_make_pos(&p.q, mult[c + j], shift[c + j], g->out_off))
+                    if (fused && (uint32_t)init[j] + (1u << 30) <= (1u << 31))
                     {
-                        p.q.xlim = cv_xrq_xlim(&p.q.mh, g->act_max);
-                        /* I folded into the words (cv_xdwp): |I| <= 2^30 and xlim <= 2^31, so
-                           xlim - I passes INT32_MAX only for I < 0 (then saturated) */
-                        const uint32_t I = (uint32_t)init[j];
-                        const int32_t sat = (int32_t)I < 0 && p.q.xlim > (uint32_t)(INT32_MAX + (int32_t)I);
-                        p.q.f += I * p.q.mh;
-                        p.q.add = (int32_t)(p.q.f + I);
-                        p.q.xlim = sat ? (uint32_t)INT32_MAX : p.q.xlim - I;
-                        p.ni = (int32_t)(0u - I);
+                        p.mult = mult[c + j];
+                        p.shift = shift[c + j];
+                        p.init = init[j];
                         p.r0 = buf + j * Lb;
                         p.out = output + o0 * out_s + f0 * out_f + c + j;
-                        for (int32_t k = 0; k < 3; k++)
+                        p.w[0] = wl[j][0];
+                        p.w[1] = wl[j][1];
+                        p.w[2] = wl[j][2];
+                        if (cv_xdwp(&p))
                         {
-                            p.w[k] = wl[j][k];
-                            p.w[3 + k] = wl[j][k] << 8;
+                            continue;
                         }
-                        cv_xdwp(&p);
-                        continue;
                     }
                     /* the taps' words shifted as cv_xdw3_s1 / _s2 take them (here, not per group
                        of channels: cv_xdwp takes most layers, and there DS-CNN's took 6 K cycles
