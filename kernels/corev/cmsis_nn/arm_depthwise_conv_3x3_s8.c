@@ -849,6 +849,97 @@ cv_xdw3_weights4(const int8_t *t, int32_t lstep, int32_t tstep, uint32_t wl[4][3
     sum[3] = s3;
 }
 
+/* cv_xdw3x3's common case in one pass: one chunk and one band, the channels a multiple
+   of 4, each in cv_xdwp's mode (DS-CNN's and MobileNet's 3x3 layers under a ReLU). The
+   padding written once and cv_xdwp's band arguments set once; per group of 4 channels
+   the taps' words and filter sums, the band's lines inside the input transposed, one
+   call of cv_xdwp a channel. Through the general loops (chunks, bands, lines, channels,
+   whose variables the compiler kept on the stack) the small DS-CNN's 3x3 layers took
+   about 5 K cycles more each. buf: CV_XDW_BUF bytes. */
+typedef struct
+{
+    cv_dw3_view v;
+    int32_t vertical, Lb, pitch;
+    uint32_t pad;
+} cv_xdw3_band;
+
+static __attribute__((noinline)) void cv_xdw3x3_band(const cv_dw3_geom *g,
+                                                     const cv_xdw3_band *b,
+                                                     const int8_t *input,
+                                                     const int8_t *kernel,
+                                                     const int32_t *bias,
+                                                     const int32_t *mult,
+                                                     const int32_t *shift,
+                                                     int8_t *output,
+                                                     uint32_t *buf_w)
+{
+    const cv_dw3_view *v = &b->v;
+    const int32_t C = g->C, Lb = b->Lb, pitch = b->pitch;
+    const int32_t nl = (v->OS - 1) * v->sS + 3;            /* the band's lines */
+    const int32_t lo = v->pF, hi = v->F + v->pF < Lb ? v->F + v->pF : Lb; /* inside: [lo, hi) */
+    const int32_t i0 = v->pS, i1 = v->S + v->pS < nl ? v->S + v->pS : nl;
+    int8_t *buf = (int8_t *)buf_w;
+    cv_xfill_words(buf_w, b->pad, nl * Lb);
+    cv_xdwp_args p;
+    p.pitch = pitch;
+    p.pairs = v->OF >> 1;
+    p.odd = v->OF & 1;
+    p.nlines = v->OS;
+    p.radv = v->sS * pitch - 2 * v->sF * p.pairs;
+    p.ostep = v->out_f;
+    p.oadv = v->out_s - v->OF * v->out_f;
+    p.stride2 = v->sF != 1;
+    p.two = v->sF == 1 && v->sS == 1;
+    p.oline = v->out_s;
+    p.radv2 = 2 * pitch - 2 * p.pairs;
+    p.oadv2 = 2 * v->out_s - v->OF * v->out_f;
+    p.q.act_min = g->act_min;
+    p.q.act_max = g->act_max;
+    p.out_off = g->out_off;
+    const int32_t lstep = (b->vertical ? 1 : 3) * C, tstep = (b->vertical ? 3 : 1) * C;
+    const int8_t *src0 = input + (i0 - v->pS) * v->in_s + (lo - v->pF) * v->in_f;
+    for (int32_t c = 0; c < C; c += 4)
+    {
+        uint32_t wl[4][3];
+        int32_t sum[4];
+        cv_xdw3_weights4(kernel + c, lstep, tstep, wl, sum);
+        const int8_t *src = src0 + c;
+        int8_t *line = buf + i0 * pitch;
+        for (int32_t i = i0; i < i1; i++, src += v->in_s, line += pitch)
+        {
+            cv_xtranspose4(src, v->in_f, line, Lb, lo, hi - lo);
+        }
+        for (int32_t j = 0; j < 4; j++)
+        {
+            p.mult = mult[c + j];
+            p.shift = shift[c + j];
+            p.init = (int32_t)((uint32_t)(bias ? bias[c + j] : 0) + (uint32_t)sum[j] * (uint32_t)g->off);
+            p.w[0] = wl[j][0];
+            p.w[1] = wl[j][1];
+            p.w[2] = wl[j][2];
+            p.r0 = buf + j * Lb;
+            p.out = output + c + j;
+            (void)cv_xdwp(&p);
+        }
+    }
+}
+
+/* Whether every channel is in cv_xdwp's mode (its test: multiplier >= 0, shift in [-21,
+   -2]) with |I| <= 2^30 (|bias| <= 2^30 - 2^19: the offset times a filter sum is below
+   2^18 in magnitude). */
+static int32_t cv_xdwp_takes_all(int32_t C, const int32_t *bias, const int32_t *mult, const int32_t *shift)
+{
+    for (int32_t c = 0; c < C; c++)
+    {
+        const uint32_t b = bias ? (uint32_t)bias[c] + ((1u << 30) - (1u << 19)) : 0u;
+        if (mult[c] < 0 || shift[c] > -2 || shift[c] < -21 || b > 2u * ((1u << 30) - (1u << 19)))
+        {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static int cv_xdw3x3(const cv_dw3_geom *g,
                      const int8_t *input,
                      const int8_t *kernel,
@@ -898,6 +989,12 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
        written for the first group alone (the band's 896 bytes and the padding lines,
        every group, took DS-CNN's 3x3 layers about 5 K cycles each). */
     const int32_t same_padding = OF <= 4 * n && OS <= band;
+    if (fused && same_padding && (C & 3) == 0 && F + pF > pF && cv_xdwp_takes_all(C, bias, mult, shift))
+    {
+        const cv_xdw3_band b = {v, vertical, Lb, pitch, pad};
+        cv_xdw3x3_band(g, &b, input, kernel, bias, mult, shift, output, buf_w);
+        return 1;
+    }
 
     for (int32_t c = 0; c < C; c += 4)
     {
