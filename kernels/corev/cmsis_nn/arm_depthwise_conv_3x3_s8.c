@@ -524,7 +524,7 @@ cv_xdw3_fill(int8_t *line, int32_t Lb, const int8_t *src, int32_t in_f, int32_t 
     }
     if (nc == 4)
     {
-        cv_xtranspose4(src, in_f, line, Lb, lo, hi - lo);
+        cv_xtranspose4(src, in_f, line, Lb, lo, hi - lo, 1, 0);
         return;
     }
     for (int32_t pos = lo; pos < hi; pos++, src += in_f)
@@ -903,11 +903,9 @@ static __attribute__((noinline)) void cv_xdw3x3_band(const cv_dw3_geom *g,
         uint32_t wl[4][3];
         int32_t sum[4];
         cv_xdw3_weights4(kernel + c, lstep, tstep, wl, sum);
-        const int8_t *src = src0 + c;
-        int8_t *line = buf + i0 * pitch;
-        for (int32_t i = i0; i < i1; i++, src += v->in_s, line += pitch)
+        if (i1 > i0)
         {
-            cv_xtranspose4(src, v->in_f, line, Lb, lo, hi - lo);
+            cv_xtranspose4(src0 + c, v->in_f, buf + i0 * pitch, Lb, lo, hi - lo, i1 - i0, v->in_s);
         }
         for (int32_t j = 0; j < 4; j++)
         {
@@ -1050,7 +1048,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                     if (!outside && nc == 4 && hi > lo)
                     {
                         cv_xtranspose4(input + (sin0 + i) * in_s + (fin0 + lo) * in_f + c, in_f, buf + 4 * i * Lb, Lb,
-                                       lo, hi - lo);
+                                       lo, hi - lo, 1, 0);
                         continue;
                     }
                     cv_xdw3_fill(buf + 4 * i * Lb, Lb, outside ? NULL : input + (sin0 + i) * in_s + (fin0 + lo) * in_f + c,

@@ -327,7 +327,7 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
             for (int32_t m = 0; m < count; m += 4)
             {
                 int8_t *row = wt + m * Kp;
-                cv_xtranspose4(kernel + oc + m, g->OC, row, Kp, 0, K);
+                cv_xtranspose4(kernel + oc + m, g->OC, row, Kp, 0, K, 1, 0);
                 for (int32_t j = 0; j < 4; j++, row += Kp)
                 {
                     for (int32_t k = K; k < Kp; k++)

@@ -502,14 +502,15 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4(cv_xgemm_args *args)
  */
 typedef struct
 {
-    cv_xgemm_args g;     /* 0..27 (out unused) */
+    cv_xgemm_args g;     /* 0..27 (out, tiles unused; w and init advanced by cv_xgemm_5x4q, held
+                            in registers by cv_xgemm_4x4q) */
     int8_t *dst;         /* 28: row 0, channel 0 of the tile (advanced by 4) */
     int32_t dstride;     /* 32: bytes from one output row to the next */
-    const uint32_t *rq;  /* 36: CV_XRQ_WORDS words per channel (advanced) */
+    const uint32_t *rq;  /* 36: CV_XRQ_WORDS words per channel (as g.w) */
     int32_t zero;        /* 40: a sum < 0 stores this byte if >= 0 (cv_xrq_zero) */
     int32_t act_min;     /* 44 */
     int32_t act_max;     /* 48 */
-    int32_t back;        /* 52: 4 * dstride - 1 */
+    int32_t back;        /* 52: rows * dstride - 1 (rows: the panels', 4 or 5) */
     /* More panels of the same weights in one call (cv_xpanels_gemmq): after the tiles of
        a panel, panel += pstep, dst += dadv, and w, init, rq start again. */
     int32_t more;        /* 56: panels after this one (counted down) */
@@ -517,7 +518,7 @@ typedef struct
     const int8_t *w0;    /* 64 */
     const int32_t *init0; /* 68 */
     const uint32_t *rq0; /* 72 */
-    int32_t dadv;        /* 76: 4 * dstride - 4 * tiles (dst past the panel's tiles to the next's) */
+    int32_t dadv;        /* 76: rows * dstride - 4 * tiles (dst past the panel's tiles to the next's) */
     const uint32_t *rq_end; /* 80: rq past the last tile's words (where the tiles end) */
     /* cv_xgemm_5x4q's weight steps (K a multiple of 4): */
     int32_t wtile;       /* 84: 4 * wstride, from a tile's first weight row to the next's */
@@ -880,6 +881,54 @@ CV_SHARED void cv_xrq_row(const int32_t *acc,
  * of its tiles where K is small: MobileNet's 1x1 layers of 8 to 32 input channels have
  * hundreds of panels of 1 to 4 tiles.
  */
+/* The arguments of cv_xgemm_4x4q and cv_xgemm_5x4q for panels of `rows` rows (4 or 5: a
+   constant at each call, so each wrapper sets only its kernel's fields). */
+CV_INLINE void cv_xgemmq_make(cv_xgemmq_args *f,
+                           int32_t rows,
+                           const int8_t *panels,
+                           int32_t npanels,
+                           int32_t pstep,
+                           int32_t K,
+                           const int8_t *w,
+                           int32_t count,
+                           const int32_t *init,
+                           const uint32_t *rq,
+                           int8_t *dst,
+                           const cv_out_params *o)
+{
+    f->g.panel = panels;
+    f->g.w = w;
+    f->g.wstride = K;
+    f->g.groups = (K + 3) >> 2;
+    f->g.init = init;
+    f->dst = dst;
+    f->dstride = o->dst_stride;
+    f->rq = rq;
+    f->zero = cv_xrq_zero(o->out_off, o->act_min, 256u); /* cv_xrq_prep: every xlim > 255 */
+    f->act_min = o->act_min;
+    f->act_max = o->act_max;
+    f->back = rows * o->dst_stride - 1;
+    f->more = npanels - 1;
+    f->rq_end = rq + CV_XRQ_WORDS * count;
+    if (rows == 5)
+    {
+        f->wtile = 4 * K;
+        f->wback = 4 - 3 * K;
+    }
+    else
+    {
+        f->wskip = 4 * f->g.groups - K;
+    }
+    if (npanels > 1)
+    {
+        f->pstep = pstep;
+        f->w0 = w;
+        f->init0 = init;
+        f->rq0 = rq;
+        f->dadv = rows * o->dst_stride - count;
+    }
+}
+
 CV_SHARED void cv_xpanels_gemmq(const int8_t *panels,
                                 int32_t npanels,
                                 int32_t pstep,
@@ -892,30 +941,7 @@ CV_SHARED void cv_xpanels_gemmq(const int8_t *panels,
                                 const cv_out_params *o)
 {
     cv_xgemmq_args f;
-    f.g.panel = panels;
-    f.g.w = w;
-    f.g.wstride = K;
-    f.g.groups = (K + 3) >> 2;
-    f.g.init = init;
-    f.g.tiles = count >> 2;
-    f.dst = dst;
-    f.dstride = o->dst_stride;
-    f.rq = rq;
-    f.zero = cv_xrq_zero(o->out_off, o->act_min, 256u); /* cv_xrq_prep: every xlim > 255 */
-    f.act_min = o->act_min;
-    f.act_max = o->act_max;
-    f.back = 4 * o->dst_stride - 1;
-    f.more = npanels - 1;
-    f.rq_end = rq + CV_XRQ_WORDS * count;
-    f.wskip = 4 * f.g.groups - K;
-    if (npanels > 1)
-    {
-        f.pstep = pstep;
-        f.w0 = w;
-        f.init0 = init;
-        f.rq0 = rq;
-        f.dadv = 4 * o->dst_stride - count;
-    }
+    cv_xgemmq_make(&f, 4, panels, npanels, pstep, K, w, count, init, rq, dst, o);
     cv_xgemm_4x4q(&f);
 }
 
@@ -933,30 +959,7 @@ CV_SHARED void cv_xpanels5_gemmq(const int8_t *panels,
                                  const cv_out_params *o)
 {
     cv_xgemmq_args f;
-    f.g.panel = panels;
-    f.g.w = w;
-    f.g.wstride = K;
-    f.g.groups = K >> 2;
-    f.g.init = init;
-    f.dst = dst;
-    f.dstride = o->dst_stride;
-    f.rq = rq;
-    f.zero = cv_xrq_zero(o->out_off, o->act_min, 256u); /* cv_xrq_prep: every xlim > 255 */
-    f.act_min = o->act_min;
-    f.act_max = o->act_max;
-    f.back = 5 * o->dst_stride - 1;
-    f.more = npanels - 1;
-    f.rq_end = rq + CV_XRQ_WORDS * count;
-    f.wtile = 4 * K;
-    f.wback = 4 - 3 * K;
-    if (npanels > 1)
-    {
-        f.pstep = pstep;
-        f.w0 = w;
-        f.init0 = init;
-        f.rq0 = rq;
-        f.dadv = 5 * o->dst_stride - count;
-    }
+    cv_xgemmq_make(&f, 5, panels, npanels, pstep, K, w, count, init, rq, dst, o);
     cv_xgemm_5x4q(&f);
 }
 
@@ -1358,10 +1361,14 @@ CV_XCV_SHARED_NAKED void cv_xgather5_words(uint32_t *dst, const int8_t *src, int
  * of 4 pixels (4 loads post-incremented by step, a 4 x 4 byte transpose in 8
  * cv.shuffle2.b, 4 word stores: 20 cycles per 16 bytes), then the rest one at a time,
  * each part in a hardware loop. With the pixels around the blocks in C and the blocks
- * in a call of their own, DS-CNN's 3x3 layers took 7 K cycles each more. Caller-saved
- * registers only.
+ * in a call of their own, DS-CNN's 3x3 layers took 7 K cycles each more.
+ * nlines (>= 1) such groups of 4 lines in one call: group i from src + i * src_adv into
+ * line + 4 i Lb (a band of cv_xdw3x3_band: a call a group took the small DS-CNN's 3x3
+ * layers about 0.9 K cycles more each). Caller-saved registers only; the counts and the
+ * next group's pointers on the stack.
  */
-CV_XCV_NAKED void cv_xtranspose4(const int8_t *src, int32_t step, int8_t *line, int32_t Lb, int32_t pos, int32_t n)
+CV_XCV_NAKED void
+cv_xtranspose4(const int8_t *src, int32_t step, int8_t *line, int32_t Lb, int32_t pos, int32_t n, int32_t nlines, int32_t src_adv)
 {
     (void)src;
     (void)step;
@@ -1369,40 +1376,63 @@ CV_XCV_NAKED void cv_xtranspose4(const int8_t *src, int32_t step, int8_t *line, 
     (void)Lb;
     (void)pos;
     (void)n;
+    (void)nlines;
+    (void)src_adv;
     __asm__ volatile(".option push\n\t"
                      ".option norvc\n\t"
-                     "mv t3, a5\n\t"
-                     "mv t1, a3\n\t"
+                     "addi sp, sp, -32\n\t"
                      "add a2, a2, a4\n\t"
-                     "add a3, a2, t1\n\t"
                      "neg t0, a4\n\t"
-                     "add a4, a3, t1\n\t"
-                     "add a5, a4, t1\n\t"
-                     "andi t0, t0, 3\n\t" XCV_MIN(t0, t0, t3) "sub t3, t3, t0\n\t"
+                     "andi t0, t0, 3\n\t" XCV_MIN(t0, t0, a5) "sub t3, a5, t0\n\t"
                      "andi t2, t3, 3\n\t"
                      "srli t3, t3, 2\n\t"
-                     "beqz t0, 2f\n"
-                     "1:\n\t" XCV_SETUP(0, 5, 1b, 2f) XCV_TR4_PIXEL "2:\n\t"
-                     "beqz t3, 4f\n\t"
-                     /* t2 (the rest) is a block's register: on the stack */
-                     "addi sp, sp, -16\n\t"
-                     "sw t2, 0(sp)\n\t"
+                     /* 0: src, 4: line + pos, 8: Lb, 12: groups left, 16: src_adv, 20, 24, 28: the
+                        counts of the pixels before the blocks, the blocks, the rest */
+                     "sw a0, 0(sp)\n\tsw a2, 4(sp)\n\tsw a3, 8(sp)\n\tsw a6, 12(sp)\n\tsw a7, 16(sp)\n\t"
+                     "sw t0, 20(sp)\n\tsw t3, 24(sp)\n\tsw t2, 28(sp)\n\t"
                      "li a6, 0x06020400\n\t"
                      "li a7, 0x07030501\n\t"
                      "li t5, 0x05040100\n\t"
                      "li t4, 0x07060302\n"
+                     /* a group of 4 lines: a0 = its pixels, a2 = line + pos */
+                     "9:\n\t"
+                     "lw t1, 8(sp)\n\t"
+                     "add a3, a2, t1\n\t"
+                     "add a4, a3, t1\n\t"
+                     "add a5, a4, t1\n\t"
+                     "beqz t0, 2f\n"
+                     "1:\n\t" XCV_SETUP(0, 5, 1b, 2f) XCV_TR4_PIXEL "2:\n\t"
+                     "beqz t3, 4f\n"
                      "3:\n\t" XCV_SETUP(0, 28, 3b, 5f) XCV_LW_PR(t0, a0, a1) XCV_LW_PR(t1, a0, a1)
                          XCV_LW_PR(t2, a0, a1) XCV_LW_PR(t3, a0, a1) "mv t6, t0\n\t" XCV_SHUFFLE2(t6, t1, a6)
                              XCV_SHUFFLE2(t0, t1, a7) "mv t1, t2\n\t" XCV_SHUFFLE2(t1, t3, a6)
                                  XCV_SHUFFLE2(t2, t3, a7) "mv t3, t6\n\t" XCV_SHUFFLE2(t3, t1, t5)
                                      XCV_SHUFFLE2(t6, t1, t4) "mv t1, t0\n\t" XCV_SHUFFLE2(t1, t2, t5)
                                          XCV_SHUFFLE2(t0, t2, t4) XCV_SW_PI(t3, a2, 4) XCV_SW_PI(t1, a3, 4)
-                                             XCV_SW_PI(t6, a4, 4) XCV_SW_PI(t0, a5, 4) "5:\n\t"
-                     "lw t2, 0(sp)\n\t"
-                     "addi sp, sp, 16\n"
+                                             XCV_SW_PI(t6, a4, 4) XCV_SW_PI(t0, a5, 4) "5:\n"
                      "4:\n\t"
+                     "lw t2, 28(sp)\n\t"
                      "beqz t2, 7f\n"
                      "6:\n\t" XCV_SETUP(0, 7, 6b, 7f) XCV_TR4_PIXEL "7:\n\t"
+                     /* the next group */
+                     "lw t0, 12(sp)\n\t"
+                     "addi t0, t0, -1\n\t"
+                     "beqz t0, 8f\n\t"
+                     "sw t0, 12(sp)\n\t"
+                     "lw a0, 0(sp)\n\t"
+                     "lw t1, 16(sp)\n\t"
+                     "lw a2, 4(sp)\n\t"
+                     "lw t2, 8(sp)\n\t"
+                     "add a0, a0, t1\n\t"
+                     "slli t2, t2, 2\n\t"
+                     "add a2, a2, t2\n\t"
+                     "sw a0, 0(sp)\n\t"
+                     "sw a2, 4(sp)\n\t"
+                     "lw t0, 20(sp)\n\t"
+                     "lw t3, 24(sp)\n\t"
+                     "j 9b\n"
+                     "8:\n\t"
+                     "addi sp, sp, 32\n\t"
                      "ret\n\t"
                      ".option pop\n\t");
 }
