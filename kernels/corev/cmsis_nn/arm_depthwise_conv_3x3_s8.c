@@ -987,7 +987,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
        written for the first group alone (the band's 896 bytes and the padding lines,
        every group, took DS-CNN's 3x3 layers about 5 K cycles each). */
     const int32_t same_padding = OF <= 4 * n && OS <= band;
-    if (fused && same_padding && (C & 3) == 0 && F + pF > pF && cv_xdwp_takes_all(C, bias, mult, shift))
+    if (fused && same_padding && (C & 3) == 0 && F > 0 && cv_xdwp_takes_all(C, bias, mult, shift))
     {
         const cv_xdw3_band b = {v, vertical, Lb, pitch, pad};
         cv_xdw3x3_band(g, &b, input, kernel, bias, mult, shift, output, buf_w);

@@ -623,12 +623,11 @@ CV_XCV_SHARED_NAKED void cv_xgemm_4x4q(cv_xgemmq_args *args)
 /*
  * The same under a ReLU (zero: act_min's byte, cv_xrq_zero) with panels of 5 rows (20
  * bytes a group along K: panel[20 g + 4 r + j], cv_xpanel_5rows) and a tile of 5 rows x
- * 4 channels: per group the 4 channels' weight
- * words are held (one pointer stepping K, K, K and 4 - 3K bytes) and the 5 rows' words
- * stream through 2 registers: 80 MACs in 29 cycles (2.76 a cycle, the 4 x 4 tile's 64 in
- * 24 make 2.67), and the tile's set-up and output-stage words shared by 20 outputs. K
- * must be a multiple of 4 (groups * 4 == wstride); back = 5 * dstride - 1, dadv = 5 *
- * dstride - 4 * tiles.
+ * 4 channels: per group the 4 channels' weight words are held (one pointer stepping K,
+ * K, K and 4 - 3K bytes) and the 5 rows' words stream through 2 registers: 80 MACs in 29
+ * cycles (2.76 a cycle, the 4 x 4 tile's 64 in 24 make 2.67), and the tile's set-up and
+ * output-stage words shared by 20 outputs. K must be a multiple of 4 (groups * 4 ==
+ * wstride); back = 5 * dstride - 1, dadv = 5 * dstride - 4 * tiles.
  * Registers in the K loop: the accumulators s0-s3, a0 (channel 0, rows 0-4), s4-s7, a7,
  * s8-s11, ra, t3-t6, tp (channel 3); weight words a2-a5, row words a6 and t0, panel
  * pointer t1, weight pointer t2, its steps gp (K) and a1 (4 - 3K): the arguments' pointer
