@@ -849,6 +849,28 @@ cv_xdw3_weights4(const int8_t *t, int32_t lstep, int32_t tstep, uint32_t wl[4][3
     sum[3] = s3;
 }
 
+/* cv_xdwp's arguments that are the same for every channel of a band: nf outputs a line,
+   nlines lines, the lines pitch bytes apart in the buffer. */
+CV_INLINE void cv_xdwp_band_args(cv_xdwp_args *p, const cv_dw3_geom *g, const cv_dw3_view *v, int32_t pitch,
+                                 int32_t nf, int32_t nlines)
+{
+    p->pitch = pitch;
+    p->pairs = nf >> 1;
+    p->odd = nf & 1;
+    p->nlines = nlines;
+    p->radv = v->sS * pitch - 2 * v->sF * p->pairs;
+    p->ostep = v->out_f;
+    p->oadv = v->out_s - nf * v->out_f;
+    p->stride2 = v->sF != 1;
+    p->two = v->sF == 1 && v->sS == 1;
+    p->oline = v->out_s;
+    p->radv2 = 2 * pitch - 2 * p->pairs;
+    p->oadv2 = 2 * v->out_s - nf * v->out_f;
+    p->q.act_min = g->act_min;
+    p->q.act_max = g->act_max;
+    p->out_off = g->out_off;
+}
+
 /* cv_xdw3x3's common case in one pass: one chunk and one band, the channels a multiple
    of 4, each in cv_xdwp's mode (DS-CNN's and MobileNet's 3x3 layers under a ReLU). The
    padding written once and cv_xdwp's band arguments set once; per group of 4 channels
@@ -859,7 +881,7 @@ cv_xdw3_weights4(const int8_t *t, int32_t lstep, int32_t tstep, uint32_t wl[4][3
 typedef struct
 {
     cv_dw3_view v;
-    int32_t vertical, Lb, pitch;
+    int32_t vertical, Lb; /* the lines' pitch: 4 Lb */
     uint32_t pad;
 } cv_xdw3_band;
 
@@ -874,28 +896,14 @@ static __attribute__((noinline)) void cv_xdw3x3_band(const cv_dw3_geom *g,
                                                      uint32_t *buf_w)
 {
     const cv_dw3_view *v = &b->v;
-    const int32_t C = g->C, Lb = b->Lb, pitch = b->pitch;
+    const int32_t C = g->C, Lb = b->Lb, pitch = 4 * b->Lb;
     const int32_t nl = (v->OS - 1) * v->sS + 3;            /* the band's lines */
     const int32_t lo = v->pF, hi = v->F + v->pF < Lb ? v->F + v->pF : Lb; /* inside: [lo, hi) */
     const int32_t i0 = v->pS, i1 = v->S + v->pS < nl ? v->S + v->pS : nl;
     int8_t *buf = (int8_t *)buf_w;
     cv_xfill_words(buf_w, b->pad, nl * Lb);
     cv_xdwp_args p;
-    p.pitch = pitch;
-    p.pairs = v->OF >> 1;
-    p.odd = v->OF & 1;
-    p.nlines = v->OS;
-    p.radv = v->sS * pitch - 2 * v->sF * p.pairs;
-    p.ostep = v->out_f;
-    p.oadv = v->out_s - v->OF * v->out_f;
-    p.stride2 = v->sF != 1;
-    p.two = v->sF == 1 && v->sS == 1;
-    p.oline = v->out_s;
-    p.radv2 = 2 * pitch - 2 * p.pairs;
-    p.oadv2 = 2 * v->out_s - v->OF * v->out_f;
-    p.q.act_min = g->act_min;
-    p.q.act_max = g->act_max;
-    p.out_off = g->out_off;
+    cv_xdwp_band_args(&p, g, v, pitch, v->OF, v->OS);
     const int32_t lstep = (b->vertical ? 1 : 3) * C, tstep = (b->vertical ? 3 : 1) * C;
     const int8_t *src0 = input + (i0 - v->pS) * v->in_s + (lo - v->pF) * v->in_f;
     for (int32_t c = 0; c < C; c += 4)
@@ -989,7 +997,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
     const int32_t same_padding = OF <= 4 * n && OS <= band;
     if (fused && same_padding && (C & 3) == 0 && F > 0 && cv_xdwp_takes_all(C, bias, mult, shift))
     {
-        const cv_xdw3_band b = {v, vertical, Lb, pitch, pad};
+        const cv_xdw3_band b = {v, vertical, Lb, pad};
         cv_xdw3x3_band(g, &b, input, kernel, bias, mult, shift, output, buf_w);
         return 1;
     }
@@ -1056,21 +1064,7 @@ static int cv_xdw3x3(const cv_dw3_geom *g,
                 }
                 /* the fused loop's arguments that are the same for every channel of the band */
                 cv_xdwp_args p;
-                p.pitch = pitch;
-                p.pairs = nf >> 1;
-                p.odd = nf & 1;
-                p.nlines = ob;
-                p.radv = sS * pitch - 2 * sF * p.pairs;
-                p.ostep = out_f;
-                p.oadv = out_s - nf * out_f;
-                p.stride2 = sF != 1;
-                p.two = sF == 1 && sS == 1;
-                p.oline = out_s;
-                p.radv2 = 2 * pitch - 2 * p.pairs;
-                p.oadv2 = 2 * out_s - nf * out_f;
-                p.q.act_min = g->act_min;
-                p.q.act_max = g->act_max;
-                p.out_off = g->out_off;
+                cv_xdwp_band_args(&p, g, &v, pitch, nf, ob);
                 for (int32_t j = 0; j < nc; j++)
                 {
                     if (fused && (uint32_t)init[j] + (1u << 30) <= (1u << 31))

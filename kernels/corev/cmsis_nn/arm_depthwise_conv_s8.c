@@ -351,14 +351,13 @@ static void cv_xdw_mult4(const cv_dw_geom *g,
             /* under a ReLU, panels of 5 rows (cv_xgemm_5x4q) where a kernel row is a word
                and 5 pixels never cross an output line: each panel in one call of
                cv_xgather5_words (5 rows one at a time took the small DS-CNN's first layer
-               7 K cycles more) */
-            const int32_t per_call5 = 5 * CV_DW_KMAX / (5 * Kp);
+               5 K cycles more); per_call of them fit the buffer */
             if (rq && (count & 3) == 0 && PW != 0 && g->KW == 4 && g->OW % 5 == 0 &&
                 cv_rq_relu(g->o.out_off, g->o.act_min))
             {
                 while (pixels - p >= 5)
                 {
-                    const int32_t np = (pixels - p) / 5 < per_call5 ? (pixels - p) / 5 : per_call5;
+                    const int32_t np = (pixels - p) / 5 < per_call ? (pixels - p) / 5 : per_call;
                     for (int8_t *pn = panel; pn < panel + np * 5 * Kp; pn += 5 * Kp)
                     {
                         cv_xgather5_words((uint32_t *)(void *)pn, padded + oy * g->sy * PW + ox * g->sx, g->dy * PW,

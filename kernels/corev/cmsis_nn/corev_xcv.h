@@ -872,28 +872,20 @@ CV_SHARED void cv_xrq_row(const int32_t *acc,
 /* Output channels per call of cv_xgemm_4x4 (their accumulators on the stack). */
 #define CV_XGEMM_NCH 16
 
-/*
- * npanels (>= 1) full panels of 4 rows, pstep bytes apart, against count channels (a
- * multiple of 4, rq: cv_xrq_prep's words) in one call of the fused kernel: panel i's
- * outputs at dst + 4 i dst_stride. A call a panel (cv_xpanel_gemm) cost about 160 cycles
- * more a panel (its arguments, the call, the kernel's saves and restores), as much as one
- * of its tiles where K is small: MobileNet's 1x1 layers of 8 to 32 input channels have
- * hundreds of panels of 1 to 4 tiles.
- */
 /* The arguments of cv_xgemm_4x4q and cv_xgemm_5x4q for panels of `rows` rows (4 or 5: a
    constant at each call, so each wrapper sets only its kernel's fields). */
 CV_INLINE void cv_xgemmq_make(cv_xgemmq_args *f,
-                           int32_t rows,
-                           const int8_t *panels,
-                           int32_t npanels,
-                           int32_t pstep,
-                           int32_t K,
-                           const int8_t *w,
-                           int32_t count,
-                           const int32_t *init,
-                           const uint32_t *rq,
-                           int8_t *dst,
-                           const cv_out_params *o)
+                              int32_t rows,
+                              const int8_t *panels,
+                              int32_t npanels,
+                              int32_t pstep,
+                              int32_t K,
+                              const int8_t *w,
+                              int32_t count,
+                              const int32_t *init,
+                              const uint32_t *rq,
+                              int8_t *dst,
+                              const cv_out_params *o)
 {
     f->g.panel = panels;
     f->g.w = w;
@@ -928,6 +920,14 @@ CV_INLINE void cv_xgemmq_make(cv_xgemmq_args *f,
     }
 }
 
+/*
+ * npanels (>= 1) full panels of 4 rows, pstep bytes apart, against count channels (a
+ * multiple of 4, rq: cv_xrq_prep's words) in one call of the fused kernel: panel i's
+ * outputs at dst + 4 i dst_stride. A call a panel (cv_xpanel_gemm) cost about 160 cycles
+ * more a panel (its arguments, the call, the kernel's saves and restores), as much as one
+ * of its tiles where K is small: MobileNet's 1x1 layers of 8 to 32 input channels have
+ * hundreds of panels of 1 to 4 tiles.
+ */
 CV_SHARED void cv_xpanels_gemmq(const int8_t *panels,
                                 int32_t npanels,
                                 int32_t pstep,
@@ -1327,7 +1327,7 @@ CV_XCV_SHARED_NAKED void cv_xgather_words(uint32_t *d, const int8_t *src, int32_
    line, a word each kernel row: for each of n kernel rows (row_step bytes apart) the
    words at src, src + pix_step, ... src + 4 pix_step into dst[0..4], then dst += 5. In
    a hardware loop, 11 cycles a kernel row (the 5 rows one at a time took about 80
-   cycles each: the small DS-CNN's first layer 7 K cycles more). */
+   cycles each: the small DS-CNN's first layer 5 K cycles more). */
 CV_XCV_SHARED_NAKED void cv_xgather5_words(uint32_t *dst, const int8_t *src, int32_t row_step, int32_t n, int32_t pix_step)
 {
     (void)dst;
