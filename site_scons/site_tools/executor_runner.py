@@ -8,11 +8,13 @@ For each model of $MODEL (one .pte or .bpte, a directory of them, a comma-separa
 or a glob pattern), a firmware of the runner, the CORE-V backend and PAL, the ExecuTorch
 runtime, the kernels the model's operators need and the model itself. What the models of
 a build share lives once in the variant directory (the executorch tool's objects, the
-runner's sources in $VARIANT_DIR/runner/); each model's own files are in
+runner's sources in $VARIANT_DIR/runner/, and in runner/io-<u><d>/ its functions for
+unplanned inputs and outputs and dynamic shapes, once for each combination of the two
+that a model has); each model's own files are in
 $VARIANT_DIR/<model>/:
 
     runner_config.h        pools sized from the .pte, inputs (etcorev.run.runner_config)
-    runner/*.o             the model's part of the runner, compiled with that header
+    runner/*.o             the model's data for the runner, compiled with that header
     model.S / model.o      the embedded model (or executor_runner.model.hex for XIP)
     executor_runner.elf    with .hex, .map, .size.txt (the firmware tool)
 
@@ -117,8 +119,8 @@ class _Runner:
         # The runner's main, or the sources of a firmware of its own that calls
         # corev_et_run().
         app_sources = env["RUNNER_APP_SOURCES"] or [_runner_file(env, "runner_main.cpp")]
-        # What the runner knows of its model (runner_model.h) and, with profile=1, the
-        # cycle tracer the runtime reports its events to, sized for the model
+        # What the runner knows of its model (runner_model_data.h) and, with profile=1,
+        # the cycle tracer the runtime reports its events to, sized for the model
         # (profile=etdump: ExecuTorch's ETDumpGen over a buffer sized for it).
         self.model_sources = [_runner_file(env, "runner_model.cpp")] + [
             _runner_file(env, name) for name in
@@ -137,6 +139,20 @@ class _Runner:
         # The devtools libraries every model links (profile=etdump: ETDumpGen, flatcc).
         self.devtools = env.ExecuTorchETDump() if profile == "etdump" else []
         self.bundled = None
+        self.model_io = {}
+
+    def model_io_objects(self, method):
+        """runner_model_io.cpp for the features of a method (runner_config.io_defines):
+        compiled once per combination, in runner/io-<unplanned><dynamic>/."""
+        defines = runner_config.io_defines(method)
+        key = tuple(value for _, value in defines)
+        if key not in self.model_io:
+            io_env = self.runner_env.Clone()
+            io_env.Append(CPPDEFINES=defines)
+            self.model_io[key] = io_env.ObjectsIn(
+                os.path.join(self.env["VARIANT_DIR"], "runner", "io-%d%d" % key),
+                [_runner_file(self.env, "runner_model_io.cpp")])
+        return self.model_io[key]
 
     def objects_for(self, program):
         """The runner's objects and the libraries it needs beyond the plain runner's: for a
@@ -191,6 +207,7 @@ class _Runner:
         runner_objects = model_env.ObjectsIn(os.path.join(model_dir, "runner"),
                                              self.model_sources)
         model_env.Depends(runner_objects, config)
+        runner_objects += self.model_io_objects(method)
 
         base = os.path.join(model_dir, "executor_runner")
         if env["MODEL_PLACEMENT"] == "embedded":

@@ -155,8 +155,6 @@ def header_lines(program, model_file, env, inputs=()):
         "#define RUNNER_NUM_EXECUTIONS %d" % env["RUNNER_NUM_EXECUTIONS"],
         "#define RUNNER_NUM_OUTPUTS %d" % len(method.outputs),
         "#define RUNNER_NUM_INPUTS %d" % len(inputs),
-        "#define RUNNER_UNPLANNED_IO %d" % bool(unplanned_io_bytes(method)),
-        "#define RUNNER_DYNAMIC_INPUTS %d" % any(spec.dynamic for spec in method.inputs),
     ]
     state = state_ranges(method)
     lines.append("#define RUNNER_NUM_STATE_RANGES %d" % len(state))
@@ -188,6 +186,15 @@ def header_lines(program, model_file, env, inputs=()):
             "{runner_input_%d, %d, runner_input_sizes_%d, %d}"
             % (i, len(given.data), i, len(given.sizes)) for i, given in enumerate(inputs)))
     return lines
+
+
+def io_defines(method):
+    """What runner_model_io.cpp is compiled with for a model: which of the features that
+    need the runtime's headers its method has (one object per combination and variant,
+    shared by the models that have it, where runner_config.h would make it one per
+    model)."""
+    return [("RUNNER_UNPLANNED_IO", int(bool(unplanned_io_bytes(method)))),
+            ("RUNNER_DYNAMIC_INPUTS", int(any(spec.dynamic for spec in method.inputs)))]
 
 
 def runner_defines(env):
