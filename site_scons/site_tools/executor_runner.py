@@ -54,6 +54,7 @@ from etcorev.pte import model_io
 from etcorev.run import models, runner_config
 from etcorev.run.runner_config import profile_mode
 from etcorev.scons import variables
+from etcorev.scons.shared import made_once
 from etcorev.scons.tools import require_tools
 from etcorev.scons.vocabulary import spoken
 
@@ -139,20 +140,19 @@ class _Runner:
         # The devtools libraries every model links (profile=etdump: ETDumpGen, flatcc).
         self.devtools = env.ExecuTorchETDump() if profile == "etdump" else []
         self.bundled = None
-        self.model_io = {}
 
     def model_io_objects(self, method):
         """runner_model_io.cpp for the features of a method (runner_config.io_defines):
         compiled once per combination, in runner/io-<unplanned><dynamic>/."""
         defines = runner_config.io_defines(method)
-        key = tuple(value for _, value in defines)
-        if key not in self.model_io:
+        directory = os.path.join(self.env["VARIANT_DIR"], "runner",
+                                 "io-%d%d" % tuple(value for _, value in defines))
+
+        def make():
             io_env = self.runner_env.Clone()
             io_env.Append(CPPDEFINES=defines)
-            self.model_io[key] = io_env.ObjectsIn(
-                os.path.join(self.env["VARIANT_DIR"], "runner", "io-%d%d" % key),
-                [_runner_file(self.env, "runner_model_io.cpp")])
-        return self.model_io[key]
+            return io_env.ObjectsIn(directory, [_runner_file(self.env, "runner_model_io.cpp")])
+        return made_once(self.env, ("runner model io", directory), make)
 
     def objects_for(self, program):
         """The runner's objects and the libraries it needs beyond the plain runner's: for a
